@@ -1,0 +1,182 @@
+//! The kernels, and the checks that guard them.
+//!
+//! A [`Kernel`] value can only be made for an instruction set this CPU
+//! runs: [`Kernel::detect`], [`Kernel::scalar`] and the per-ISA constructors
+//! check first. That is what makes [`Kernel::batch`] safe to call on any
+//! kernel value, and it is the only place the arch modules are entered.
+
+use crate::{scalar, BucketCount, Error};
+
+/// An implementation of the batch loop: the portable scalar one, or one for
+/// a SIMD instruction set this CPU has been checked to run.
+///
+/// ```
+/// use jumpshard::{BucketCount, Kernel};
+///
+/// let keys = [1u64, 2, 3, 4, 5];
+/// let mut out = [0u32; 5];
+/// let n = BucketCount::new(1000)?;
+/// // Every kernel this CPU runs gives the same answer.
+/// for kernel in Kernel::supported() {
+///     kernel.batch(&keys, n, &mut out)?;
+///     assert_eq!(out[0], jumpshard::bucket(1, n));
+/// }
+/// // Constructors for instruction sets the CPU lacks return None.
+/// if let Some(avx2) = Kernel::avx2() {
+///     assert_eq!(avx2.name(), "avx2");
+/// }
+/// # Ok::<(), jumpshard::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Kernel(Isa);
+
+/// Kept private so that no `Kernel` exists for an instruction set that has
+/// not been detected. The discriminants are what the dispatch cache stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub(crate) enum Isa {
+    Scalar = 1,
+}
+
+impl Kernel {
+    /// Every kernel name the library knows, whatever this CPU runs, as
+    /// accepted by [`Kernel::by_name`] and the `JUMPSHARD_KERNEL` variable.
+    pub const NAMES: [&'static str; 4] = ["scalar", "avx2", "avx512", "neon"];
+
+    /// The best kernel this CPU runs: the widest SIMD kernel, or scalar.
+    pub fn detect() -> Kernel {
+        *Kernel::supported()
+            .last()
+            .expect("the scalar kernel is always supported")
+    }
+
+    /// The portable kernel, available everywhere.
+    pub fn scalar() -> Kernel {
+        Kernel(Isa::Scalar)
+    }
+
+    /// The AVX2 kernel, or `None` where the CPU (or the target) lacks AVX2.
+    pub fn avx2() -> Option<Kernel> {
+        None
+    }
+
+    /// The AVX-512 kernel, or `None` where the CPU (or the target) lacks
+    /// the AVX-512 subsets it uses.
+    pub fn avx512() -> Option<Kernel> {
+        None
+    }
+
+    /// The NEON kernel, or `None` off aarch64.
+    pub fn neon() -> Option<Kernel> {
+        None
+    }
+
+    /// The kernels this CPU runs, slowest first, so the last is
+    /// [`Kernel::detect`]'s choice.
+    pub fn supported() -> Vec<Kernel> {
+        [
+            Some(Kernel::scalar()),
+            Kernel::avx2(),
+            Kernel::avx512(),
+            Kernel::neon(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    /// The kernel called `name` (one of [`Kernel::NAMES`]), if this CPU runs
+    /// it.
+    ///
+    /// ```
+    /// use jumpshard::{Error, Kernel};
+    ///
+    /// assert_eq!(Kernel::by_name("scalar"), Ok(Kernel::scalar()));
+    /// assert!(matches!(Kernel::by_name("sse9"), Err(Error::UnknownKernel { .. })));
+    /// ```
+    pub fn by_name(name: &str) -> Result<Kernel, Error> {
+        let found = match name {
+            "scalar" => Some(Kernel::scalar()),
+            "avx2" => Kernel::avx2(),
+            "avx512" => Kernel::avx512(),
+            "neon" => Kernel::neon(),
+            _ => {
+                return Err(Error::UnknownKernel {
+                    name: name.to_owned(),
+                })
+            }
+        };
+        let name = Kernel::NAMES
+            .into_iter()
+            .find(|&known| known == name)
+            .expect("matched above");
+        found.ok_or(Error::UnsupportedKernel { name })
+    }
+
+    /// The kernel's name, as in [`Kernel::NAMES`].
+    pub fn name(self) -> &'static str {
+        match self.0 {
+            Isa::Scalar => "scalar",
+        }
+    }
+
+    /// How many keys the kernel works on at once (1 for scalar).
+    pub fn lanes(self) -> usize {
+        match self.0 {
+            Isa::Scalar => 1,
+        }
+    }
+
+    /// Computes the bucket of every key in `keys` into `out`, with this
+    /// kernel. Fails, leaving `out` untouched, when the lengths differ.
+    pub fn batch(
+        self,
+        keys: &[u64],
+        num_buckets: BucketCount,
+        out: &mut [u32],
+    ) -> Result<(), Error> {
+        check_lengths(keys, out)?;
+        self.run(keys, num_buckets.get(), out);
+        Ok(())
+    }
+
+    /// The unchecked batch: `keys.len() == out.len()` and `num_buckets` is a
+    /// valid count.
+    pub(crate) fn run(self, keys: &[u64], num_buckets: u32, out: &mut [u32]) {
+        debug_assert_eq!(keys.len(), out.len());
+        match self.0 {
+            Isa::Scalar => scalar::batch(keys, num_buckets, out),
+        }
+    }
+
+    pub(crate) fn to_id(self) -> u8 {
+        self.0 as u8
+    }
+
+    /// The inverse of [`Kernel::to_id`]. No detection runs here: the
+    /// dispatch cache only stores ids of `Kernel` values, which were checked
+    /// when they were made.
+    pub(crate) fn from_id(id: u8) -> Option<Kernel> {
+        match id {
+            x if x == Isa::Scalar as u8 => Some(Kernel(Isa::Scalar)),
+            _ => None,
+        }
+    }
+}
+
+impl core::fmt::Display for Kernel {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+pub(crate) fn check_lengths(keys: &[u64], out: &[u32]) -> Result<(), Error> {
+    if keys.len() == out.len() {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch {
+            keys: keys.len(),
+            out: out.len(),
+        })
+    }
+}

@@ -1,0 +1,275 @@
+//! The shared differential harness: every kernel goes through
+//! [`check_kernel`], which holds it against the C++ Figure 1 reference.
+#![allow(dead_code)] // each test binary uses a different part of it
+
+use std::sync::OnceLock;
+
+use jumpshard::{reference, BucketCount, Kernel};
+
+pub const MULTIPLIER: u64 = 2862933555777941757;
+
+/// Bucket counts at the edges: the extremes of the valid range, small
+/// counts where the first step decides, powers of two and their
+/// neighbours, and the counts the issues and the paper name.
+pub fn edge_bucket_counts() -> Vec<u32> {
+    let mut ns = vec![
+        1,
+        2,
+        3,
+        10,
+        12,
+        100,
+        1000,
+        65536,
+        1_000_000,
+        (1 << 31) - 2,
+        (1 << 31) - 1,
+    ];
+    for p in [4, 8, 16, 20, 24, 30] {
+        ns.extend([(1u32 << p) - 1, 1 << p, (1 << p) + 1]);
+    }
+    ns.sort_unstable();
+    ns.dedup();
+    ns
+}
+
+/// A deterministic stream of well-mixed 64-bit keys (SplitMix64).
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    pub fn keys(&mut self, n: usize) -> Vec<u64> {
+        (0..n).map(|_| self.next_u64()).collect()
+    }
+}
+
+/// The multiplier's inverse mod 2^64 (it is odd), by Newton's iteration.
+pub fn multiplier_inverse() -> u64 {
+    let mut inv = MULTIPLIER; // right in the low 3 bits; each step doubles that
+    for _ in 0..5 {
+        inv = inv.wrapping_mul(2u64.wrapping_sub(MULTIPLIER.wrapping_mul(inv)));
+    }
+    assert_eq!(MULTIPLIER.wrapping_mul(inv), 1);
+    inv
+}
+
+/// The key whose LCG state after `steps` steps is `state`.
+pub fn key_reaching(state: u64, steps: u32) -> u64 {
+    let inv = multiplier_inverse();
+    (0..steps).fold(state, |s, _| s.wrapping_sub(1).wrapping_mul(inv))
+}
+
+/// Keys where ports go wrong: the 64-bit edges, the keys where Guava's port
+/// differs from Figure 1, and keys whose LCG state after 1 to 4 steps makes
+/// the divisor `(state >> 33) + 1` equal 1 (the largest jump, 2^31 (b+1))
+/// or 2^31 (the smallest), and states next to those.
+pub fn adversarial_keys() -> Vec<u64> {
+    let mut keys = vec![0, 1, 2, 1 << 63, (1 << 63) - 1, u64::MAX, u64::MAX - 1];
+    keys.extend([1253737204188795044, 1431648187546111166]);
+    let states = [
+        0u64,
+        1,
+        (1 << 33) - 1, // top 31 bits still 0: divisor 1
+        1 << 33,       // divisor 2
+        u64::MAX,      // top 31 bits all 1: divisor 2^31
+        u64::MAX - (1 << 33) + 1,
+        u64::MAX - (1 << 33), // divisor 2^31 - 1
+    ];
+    for steps in 1..=4 {
+        keys.extend(states.iter().map(|&s| key_reaching(s, steps)));
+    }
+    keys
+}
+
+/// Figure 1 from the C++ reference, as `u32` (valid counts only).
+pub fn reference_batch(keys: &[u64], n: u32) -> Vec<u32> {
+    let mut out = vec![0i32; keys.len()];
+    reference::batch(keys, n as i32, &mut out);
+    out.into_iter().map(|b| b as u32).collect()
+}
+
+fn run(kernel: Kernel, keys: &[u64], n: u32, out: &mut [u32]) {
+    kernel
+        .batch(keys, BucketCount::new(n).unwrap(), out)
+        .unwrap();
+}
+
+/// Compares, and names the first differing key when there is one.
+pub fn assert_same(kernel: Kernel, what: &str, keys: &[u64], n: u32, got: &[u32], want: &[u32]) {
+    assert_eq!(got.len(), want.len());
+    let bad = got.iter().zip(want).filter(|(g, w)| g != w).count();
+    if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
+        panic!(
+            "{kernel} differs from Figure 1 on {bad} of {} keys ({what}, N={n}); first: key {} gives {}, reference {}",
+            got.len(),
+            keys[i],
+            got[i],
+            want[i]
+        );
+    }
+}
+
+/// Lengths 0 to 3 x lanes + 1, then around the multiples of 8 and 16
+/// lanes (interleaved kernels work on several vectors at once), and a few
+/// long ones.
+fn tail_lengths(lanes: usize) -> Vec<usize> {
+    let mut lens: Vec<usize> = (0..=3 * lanes.max(8) + 1).collect();
+    for m in [4, 8, 16, 32, 64] {
+        let base = m * lanes;
+        lens.extend(base.saturating_sub(2)..=base + 2);
+    }
+    lens.extend([255, 256, 257, 1000, 4097]);
+    lens.sort_unstable();
+    lens.dedup();
+    lens
+}
+
+/// The checks that need no large corpus: adversarial keys at every edge
+/// count, every tail length and misaligned input and output buffers.
+pub fn check_edges(kernel: Kernel) {
+    let adversarial = adversarial_keys();
+    let mut rng = SplitMix64(0xA11CE);
+    for n in edge_bucket_counts() {
+        let want = reference_batch(&adversarial, n);
+        let mut got = vec![u32::MAX; adversarial.len()];
+        run(kernel, &adversarial, n, &mut got);
+        assert_same(kernel, "adversarial keys", &adversarial, n, &got, &want);
+    }
+    // Tails, with input and output offset independently from a 64-byte
+    // boundary (the widest vector), so that no kernel can rely on alignment.
+    let lanes = kernel.lanes().max(8);
+    let pool = rng.keys(4097 + 64);
+    for n in [1, 3, 1000, (1 << 31) - 1] {
+        for len in tail_lengths(lanes) {
+            for (in_off, out_off) in [(0, 0), (1, 0), (0, 3), (5, 7), (lanes - 1, 1)] {
+                let keys = &pool[in_off..in_off + len];
+                let want = reference_batch(keys, n);
+                let mut buf = vec![u32::MAX; len + out_off + 16];
+                run(kernel, keys, n, &mut buf[out_off..out_off + len]);
+                assert_same(
+                    kernel,
+                    "tail/misaligned",
+                    keys,
+                    n,
+                    &buf[out_off..out_off + len],
+                    &want,
+                );
+                // Nothing outside the output slice was touched.
+                assert!(
+                    buf[..out_off].iter().all(|&b| b == u32::MAX),
+                    "{kernel} wrote before out"
+                );
+                assert!(
+                    buf[out_off + len..].iter().all(|&b| b == u32::MAX),
+                    "{kernel} wrote past out"
+                );
+            }
+        }
+    }
+}
+
+/// The bulk corpus: 2^23 random keys at each of these 12 counts, just over
+/// 10^8 (key, N) pairs, with the reference's answers, computed once per
+/// test binary and shared by every kernel's test.
+pub const BULK_KEYS: usize = 1 << 23;
+pub const BULK_COUNTS: [u32; 12] = [
+    1,
+    2,
+    3,
+    10,
+    12,
+    1000,
+    65536,
+    1_000_000,
+    123_456_789,
+    (1 << 30) + 1,
+    (1 << 31) - 2,
+    (1 << 31) - 1,
+];
+
+pub struct Corpus {
+    pub keys: Vec<u64>,
+    pub answers: Vec<Vec<u32>>, // one per BULK_COUNTS entry
+}
+
+pub fn corpus() -> &'static Corpus {
+    static CORPUS: OnceLock<Corpus> = OnceLock::new();
+    CORPUS.get_or_init(|| {
+        let keys = SplitMix64(0x5EED_0F_C0FFEE).keys(BULK_KEYS);
+        let answers = std::thread::scope(|s| {
+            let handles: Vec<_> = BULK_COUNTS
+                .iter()
+                .map(|&n| {
+                    let keys = &keys;
+                    s.spawn(move || reference_batch(keys, n))
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        Corpus { keys, answers }
+    })
+}
+
+/// The bulk check: over 10^8 (key, N) pairs against the reference.
+pub fn check_bulk(kernel: Kernel) {
+    let corpus = corpus();
+    let mut got = vec![0u32; corpus.keys.len()];
+    for (&n, want) in BULK_COUNTS.iter().zip(&corpus.answers) {
+        run(kernel, &corpus.keys, n, &mut got);
+        assert_same(kernel, "random keys", &corpus.keys, n, &got, want);
+    }
+}
+
+/// Everything: the one call each kernel's test makes.
+pub fn check_kernel(kernel: Kernel) {
+    check_edges(kernel);
+    check_bulk(kernel);
+}
+
+/// The kernel if this CPU runs it. Where it does not, the test passes with a
+/// note, unless `JUMPSHARD_REQUIRE_KERNELS` (a comma-separated list, as CI
+/// sets it) names it: then a missing kernel fails, so that a CI job cannot
+/// silently test a different kernel from the one it claims.
+pub fn kernel_or_skip(kernel: Option<Kernel>, name: &str) -> Option<Kernel> {
+    if kernel.is_none() {
+        let required = std::env::var("JUMPSHARD_REQUIRE_KERNELS").unwrap_or_default();
+        assert!(
+            !required.split(',').any(|r| r.trim() == name),
+            "JUMPSHARD_REQUIRE_KERNELS names {name}, but this CPU or target lacks it"
+        );
+        eprintln!("note: {name} kernel not supported here; its checks were not run");
+    }
+    kernel
+}
+
+/// The checked-in golden vectors: `(key, num_buckets, bucket)` lines
+/// starting with `u64`.
+pub fn golden_u64() -> Vec<(u64, u32, u32)> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/golden.txt");
+    let text = std::fs::read_to_string(path).expect("read testdata/golden.txt");
+    let rows: Vec<_> = text
+        .lines()
+        .filter(|l| l.starts_with("u64 "))
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+                f[3].parse().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        rows.len() >= 100,
+        "golden file too small: {} rows",
+        rows.len()
+    );
+    rows
+}
