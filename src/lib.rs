@@ -29,6 +29,8 @@ mod buckets;
 mod dispatch;
 mod error;
 mod kernel;
+#[cfg(feature = "parallel")]
+mod parallel;
 #[cfg(feature = "reference")]
 pub mod reference;
 mod scalar;
@@ -39,6 +41,8 @@ pub use dispatch::{
 };
 pub use error::Error;
 pub use kernel::Kernel;
+#[cfg(feature = "parallel")]
+pub use parallel::batch_parallel;
 
 /// The bucket of one key among `num_buckets`: Figure 1, computed in Rust.
 ///

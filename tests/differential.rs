@@ -106,3 +106,26 @@ fn every_supported_kernel_is_listed() {
     assert_eq!(Kernel::supported()[0], Kernel::scalar());
     assert_eq!(*Kernel::supported().last().unwrap(), Kernel::detect());
 }
+
+#[test]
+fn parallel_batch_is_identical_to_batch() {
+    let corpus = common::corpus();
+    let mut got = vec![0u32; corpus.keys.len()];
+    for threads in [0, 1, 2, 3, 7] {
+        for (&n, want) in common::BULK_COUNTS.iter().zip(&corpus.answers).step_by(3) {
+            let n = BucketCount::new(n).unwrap();
+            jumpshard::batch_parallel(&corpus.keys, n, &mut got, threads).unwrap();
+            assert!(got == *want, "threads={threads}, N={n}");
+        }
+    }
+    // Lengths around the split points.
+    let keys = common::SplitMix64(3).keys(70_000);
+    let n = BucketCount::new(1000).unwrap();
+    for len in [0, 1, 63, 64, 65, 16_383, 16_384, 16_385, 32_769, 70_000] {
+        let mut a = vec![0u32; len];
+        let mut b = vec![1u32; len];
+        jumpshard::batch(&keys[..len], n, &mut a).unwrap();
+        jumpshard::batch_parallel(&keys[..len], n, &mut b, 2).unwrap();
+        assert_eq!(a, b, "len {len}");
+    }
+}

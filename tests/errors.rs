@@ -101,3 +101,14 @@ fn kernel_names_are_checked() {
         }
     }
 }
+
+#[test]
+fn parallel_length_mismatch_leaves_out_untouched() {
+    let n = BucketCount::new(10).unwrap();
+    let mut out = vec![9u32; 3];
+    assert_eq!(
+        jumpshard::batch_parallel(&[1, 2], n, &mut out, 2),
+        Err(Error::LengthMismatch { keys: 2, out: 3 })
+    );
+    assert_eq!(out, [9, 9, 9]);
+}

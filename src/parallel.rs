@@ -1,0 +1,56 @@
+//! Multi-threaded batches.
+
+use rayon::prelude::*;
+
+use crate::kernel::check_lengths;
+use crate::{active_kernel, BucketCount, Error};
+
+/// Below this many keys per thread, splitting costs more than it saves.
+const MIN_KEYS_PER_THREAD: usize = 1 << 14;
+
+/// [`crate::batch`] on up to `threads` threads of rayon's global pool (0
+/// means one per core). The results are identical to [`crate::batch`]'s:
+/// the keys are cut into at most `threads` contiguous runs, each run through
+/// the same kernel.
+///
+/// The pool has one thread per core, so `threads` bounds the parallelism
+/// from above; it cannot raise it past the core count. Small batches run on
+/// fewer threads. Fails, leaving `out` untouched, when the lengths differ.
+///
+/// ```
+/// use jumpshard::BucketCount;
+///
+/// let keys: Vec<u64> = (0..100_000).collect();
+/// let n = BucketCount::new(1000)?;
+/// let mut one = vec![0u32; keys.len()];
+/// let mut many = vec![0u32; keys.len()];
+/// jumpshard::batch(&keys, n, &mut one)?;
+/// jumpshard::batch_parallel(&keys, n, &mut many, 0)?;
+/// assert_eq!(one, many);
+/// # Ok::<(), jumpshard::Error>(())
+/// ```
+pub fn batch_parallel(
+    keys: &[u64],
+    num_buckets: BucketCount,
+    out: &mut [u32],
+    threads: usize,
+) -> Result<(), Error> {
+    check_lengths(keys, out)?;
+    let kernel = active_kernel();
+    let threads = match threads {
+        0 => rayon::current_num_threads(),
+        t => t,
+    };
+    let by_size = keys.len().div_ceil(MIN_KEYS_PER_THREAD);
+    let threads = threads.min(by_size).max(1);
+    if threads == 1 {
+        kernel.run(keys, num_buckets.get(), out);
+        return Ok(());
+    }
+    // Runs of whole 64-key blocks, so only the last one has a SIMD tail.
+    let run = keys.len().div_ceil(threads).next_multiple_of(64);
+    keys.par_chunks(run)
+        .zip(out.par_chunks_mut(run))
+        .for_each(|(k, o)| kernel.run(k, num_buckets.get(), o));
+    Ok(())
+}
