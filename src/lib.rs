@@ -28,6 +28,7 @@
 mod buckets;
 mod dispatch;
 mod error;
+mod ffi;
 mod kernel;
 #[cfg(feature = "parallel")]
 mod parallel;
