@@ -34,6 +34,8 @@ mod parallel;
 #[cfg(feature = "reference")]
 pub mod reference;
 mod scalar;
+#[cfg(feature = "reference")]
+pub mod verify;
 
 pub use buckets::BucketCount;
 pub use dispatch::{
