@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 
 use jumpshard::{reference, BucketCount, Kernel};
 
+#[allow(unused_imports)] // each test binary uses a different part
 pub use jumpshard::verify::{adversarial_keys, key_reaching, SplitMix64, LCG_MULTIPLIER};
 
 /// The library's edge counts, as plain integers.
