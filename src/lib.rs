@@ -37,6 +37,11 @@ mod scalar;
 #[cfg(feature = "reference")]
 pub mod verify;
 
+/// The README's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub use buckets::BucketCount;
 pub use dispatch::{
     active_kernel, kernel_selection, set_active_kernel, KernelSelection, KERNEL_ENV,
