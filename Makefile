@@ -31,6 +31,8 @@ test-consumers:
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	# Library users without a C++ compiler build without the reference.
+	$(CARGO) clippy -p jumpshard --no-default-features -- -D warnings
 
 check-header:
 	@if [ -f cbindgen.toml ]; then \
