@@ -12,8 +12,10 @@
  * written. No Rust panic ever crosses into the caller: it is reported as
  * JUMPSHARD_ERROR_PANIC.
  *
- * Link with -ljumpshard (shared), or libjumpshard.a plus the system
- * libraries `pkg-config --libs --static jumpshard` lists.
+ * Link with -ljumpshard (shared), or with libjumpshard.a and the system
+ * libraries it needs, on Linux -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+ * (jumpshard.pc has both: `pkg-config --variable=staticlib jumpshard` and
+ * `pkg-config --variable=static_libs jumpshard`).
  */
 
 #ifndef JUMPSHARD_H
