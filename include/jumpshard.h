@@ -10,7 +10,8 @@
  * Errors: fallible functions return a jumpshard_status; JUMPSHARD_OK is 0,
  * jumpshard_status_message() describes any code. On an error no output is
  * written. No Rust panic ever crosses into the caller: it is reported as
- * JUMPSHARD_ERROR_PANIC.
+ * JUMPSHARD_ERROR_PANIC (a bug in jumpshard; an output's contents are then
+ * unspecified).
  *
  * Link with -ljumpshard (shared), or with libjumpshard.a and the system
  * libraries it needs, on Linux -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
