@@ -32,6 +32,10 @@ fn span<T>(ptr: *const T, len: usize) -> Result<Option<(usize, usize)>, jumpshar
     Ok(Some((start, end)))
 }
 
+// `out` arrives as `int32_t *` and is written as `u32`: one layout.
+const _: () =
+    assert!(size_of::<u32>() == size_of::<i32>() && align_of::<u32>() == align_of::<i32>());
+
 /// Checked `keys` and `out` buffers of `len` elements each.
 pub(super) struct Buffers<'a> {
     pub(super) keys: &'a [u64],
@@ -63,7 +67,6 @@ impl<'a> Buffers<'a> {
         if k.0 < o.1 && o.0 < k.1 {
             return Err(JUMPSHARD_ERROR_OVERLAPPING_BUFFERS);
         }
-        debug_assert_eq!(align_of::<u32>(), align_of::<i32>());
         // SAFETY: `span` checked that `keys` is non-NULL, aligned and that
         // `len` u64 fit in isize::MAX bytes without wrapping; the caller
         // promises they are readable and not written during 'a.
