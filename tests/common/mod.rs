@@ -202,7 +202,7 @@ pub struct Corpus {
 pub fn corpus() -> &'static Corpus {
     static CORPUS: OnceLock<Corpus> = OnceLock::new();
     CORPUS.get_or_init(|| {
-        let keys = SplitMix64(0x5EED_0F_C0FFEE).keys(BULK_KEYS);
+        let keys = SplitMix64(0x5EED_0FC0_FFEE).keys(BULK_KEYS);
         let answers = std::thread::scope(|s| {
             let handles: Vec<_> = BULK_COUNTS
                 .iter()
