@@ -10,15 +10,16 @@
 use core::arch::x86_64::*;
 
 use super::outbox::{packed_position, Outbox, CHUNK, PACK_BIAS_F64};
-use super::quotient::{divide_256, newton_256, scaled_divisor_256};
+use super::quotient::{divide_256, scaled_divisor_256};
 use crate::scalar::LCG_MULTIPLIER;
 
 /// Vectors advanced in turn, so that their dependency chains overlap.
 const GROUPS: usize = 8;
 
-/// How many of the [`GROUPS`] divide with `vdivpd`; the others use the
-/// reciprocal estimate and Newton steps.
-const DIVIDING: usize = GROUPS;
+/// Iterations between refills. Finishing lanes wait, holding their answer,
+/// for the rest of the round; in exchange the refill and the outbox store,
+/// which cost AVX2 about as much as an iteration, run once per round.
+const STEPS: usize = 2;
 
 const LANES: usize = 4;
 
@@ -29,18 +30,8 @@ const LANES: usize = 4;
 /// `out.len()`, and `num_buckets` must lie in `1..=2^31-1`.
 #[target_feature(enable = "avx2,fma,bmi2,popcnt")]
 pub(crate) unsafe fn batch(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
-    batch_with::<GROUPS, DIVIDING>(keys, num_buckets, out)
-}
-
-/// Tuning entry (temporary).
-#[target_feature(enable = "avx2,fma,bmi2,popcnt")]
-pub(crate) unsafe fn batch_with<const G: usize, const D: usize>(
-    keys: &[u64],
-    num_buckets: u32,
-    out: &mut [u32],
-) {
     for (keys, out) in keys.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
-        run::<G, D>(keys, num_buckets, out);
+        run(keys, num_buckets, out);
     }
 }
 
@@ -99,20 +90,45 @@ struct Lanes {
     prev: __m256d,
     /// `packed_position` of each lane's key.
     position: __m256i,
-    /// All ones in lanes holding a key; the others idle once keys run out.
-    live: __m256i,
+    /// `N` in lanes holding a key; NaN in idle lanes (once the keys run
+    /// out), so that they never finish: no ordered comparison with NaN
+    /// holds, whatever an idle lane's `x` drifts to.
+    limit: __m256d,
+}
+
+/// For each 4-lane mask `m`: `r << 32` in the lane holding the `r`-th set
+/// bit of `m`, the offset of that lane's key from the next unread one.
+static RANKS: [[u64; 4]; 16] = ranks();
+
+const fn ranks() -> [[u64; 4]; 16] {
+    let mut table = [[0u64; 4]; 16];
+    let mut mask = 0;
+    while mask < 16 {
+        let mut lane = 0;
+        let mut rank = 0;
+        while lane < LANES {
+            if mask & (1 << lane) != 0 {
+                table[mask][lane] = rank << 32;
+                rank += 1;
+            }
+            lane += 1;
+        }
+        mask += 1;
+    }
+    table
 }
 
 /// The unread part of the input.
 struct Feed<'a> {
     keys: &'a [u64],
     next: usize,
+    /// Lanes retired for want of keys.
+    idle: usize,
 }
 
 impl Feed<'_> {
     /// Loads the next keys into the `free` lanes (`free_lanes` is the same
     /// mask as a vector), or as many as remain, the others going idle.
-    /// Free lanes must be live.
     #[inline]
     #[target_feature(enable = "avx2,bmi2,popcnt")]
     fn refill(&mut self, lanes: &mut Lanes, free: u32, free_lanes: __m256i) {
@@ -125,13 +141,12 @@ impl Feed<'_> {
         } else {
             self.last_keys(lanes, free)
         };
-        let spread = permutation(&SPREAD, take);
-        let fresh = _mm256_permutevar8x32_epi32(fresh, spread);
-        let positions = _mm256_add_epi64(
-            _mm256_set1_epi64x(packed_position(self.next) as i64),
-            _mm256_setr_epi64x(0, 1 << 32, 2 << 32, 3 << 32),
-        );
-        let positions = _mm256_permutevar8x32_epi32(positions, spread);
+        let fresh = _mm256_permutevar8x32_epi32(fresh, permutation(&SPREAD, take));
+        let ranks = &RANKS[take as usize & 15];
+        // SAFETY: `ranks` is 4 `u64`, the 32 bytes an unaligned load reads.
+        let ranks = unsafe { _mm256_loadu_si256(ranks.as_ptr().cast()) };
+        let positions =
+            _mm256_add_epi64(_mm256_set1_epi64x(packed_position(self.next) as i64), ranks);
         lanes.state = _mm256_blendv_epi8(lanes.state, fresh, take_lanes);
         lanes.position = _mm256_blendv_epi8(lanes.position, positions, take_lanes);
         self.next += take.count_ones() as usize;
@@ -140,17 +155,22 @@ impl Feed<'_> {
     /// The slow path for the last (fewer than 4) keys: copies them to a
     /// padded buffer, fills the lowest free lanes, and retires the rest.
     #[cold]
-    #[target_feature(enable = "avx2,bmi2")]
-    fn last_keys(&self, lanes: &mut Lanes, free: u32) -> (__m256i, u32, __m256i) {
+    #[target_feature(enable = "avx2,bmi2,popcnt")]
+    fn last_keys(&mut self, lanes: &mut Lanes, free: u32) -> (__m256i, u32, __m256i) {
         let rest = &self.keys[self.next..];
         let mut padded = [0u64; LANES];
         padded[..rest.len()].copy_from_slice(rest);
         let take = _pdep_u32((1 << rest.len()) - 1, free);
-        let take_lanes = lane_mask(take);
-        lanes.live = _mm256_or_si256(_mm256_andnot_si256(lane_mask(free), lanes.live), take_lanes);
+        let retire = free & !take;
+        lanes.limit = _mm256_blendv_pd(
+            lanes.limit,
+            _mm256_set1_pd(f64::NAN),
+            _mm256_castsi256_pd(lane_mask(retire)),
+        );
+        self.idle += retire.count_ones() as usize;
         // SAFETY: `padded` is 4 `u64`, the 32 bytes an unaligned load reads.
         let fresh = unsafe { _mm256_loadu_si256(padded.as_ptr().cast()) };
-        (fresh, take, take_lanes)
+        (fresh, take, lane_mask(take))
     }
 }
 
@@ -163,43 +183,44 @@ fn lane_mask(mask: u32) -> __m256i {
     _mm256_cmpeq_epi64(set, bits)
 }
 
-/// `state * M + 1` mod 2^64 from three 32x32->64-bit multiplies: the low
-/// product in full, and the two cross products' low halves shifted up (the
-/// high product only affects bits 64 and above).
+/// `state * M + 1` mod 2^64 from 32-bit multiplies (AVX2 has no 64-bit
+/// one): the low halves' full product, plus the two cross products' sum,
+/// mod 2^32, in the high half. The high halves' product only reaches bits
+/// 64 and above.
 #[inline]
 #[target_feature(enable = "avx2")]
 fn lcg(state: __m256i) -> __m256i {
-    let m_lo = _mm256_set1_epi64x(LCG_MULTIPLIER as u32 as i64);
-    let m_hi = _mm256_set1_epi64x((LCG_MULTIPLIER >> 32) as i64);
-    let low = _mm256_mul_epu32(state, m_lo);
-    let cross = _mm256_add_epi64(
-        _mm256_mul_epu32(_mm256_srli_epi64::<32>(state), m_lo),
-        _mm256_mul_epu32(state, m_hi),
-    );
-    let product = _mm256_add_epi64(low, _mm256_slli_epi64::<32>(cross));
-    _mm256_add_epi64(product, _mm256_set1_epi64x(1))
+    let low = _mm256_mul_epu32(state, _mm256_set1_epi64x(LCG_MULTIPLIER as u32 as i64));
+    // lo(s) hi(M) and hi(s) lo(M), mod 2^32, in the low and high half.
+    let swapped = _mm256_set1_epi64x(LCG_MULTIPLIER.rotate_left(32) as i64);
+    let cross = _mm256_mullo_epi32(state, swapped);
+    // Their sum in the high half; the blend clears the low half.
+    let sum = _mm256_add_epi32(cross, _mm256_slli_epi64::<32>(cross));
+    let high = _mm256_blend_epi32::<0b0101_0101>(sum, _mm256_setzero_si256());
+    _mm256_add_epi64(_mm256_add_epi64(low, high), _mm256_set1_epi64x(1))
 }
 
-/// One Figure 1 iteration on every live lane. Finished lanes' answers go to
-/// `slots` (4 of them; the first `done.count_ones()` hold answers); returns
-/// the finished lanes as a 4-bit mask and as a vector.
+/// [`STEPS`] Figure 1 iterations on every lane that has not finished. Lanes that
+/// finish keep their answer in `prev`; it goes to `slots` (4 of them, the
+/// first `done.count_ones()` hold answers) and `prev` restarts at 0.
+/// Returns the finished lanes as a 4-bit mask and as a vector.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn step<const DIVIDE: bool>(lanes: &mut Lanes, n: __m256d, slots: &mut [u64]) -> (u32, __m256i) {
-    lanes.state = lcg(lanes.state);
-    let scaled = scaled_divisor_256(lanes.state);
-    // q = 2^31 / ((key >> 33) + 1), exactly.
-    let q = if DIVIDE {
-        divide_256(scaled)
-    } else {
-        newton_256(scaled)
-    };
-    // x = (b + 1) q with one rounding: fma(b, q, q).
-    let x = _mm256_fmadd_pd(lanes.prev, q, q);
-    // Figure 1 stops when j = trunc(x) >= N, that is when x >= N.
-    let at_least_n = _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_GE_OQ>(x, n));
-    let done_lanes = _mm256_and_si256(at_least_n, lanes.live);
-    let done = _mm256_movemask_pd(_mm256_castsi256_pd(done_lanes)) as u32;
+fn steps(lanes: &mut Lanes, slots: &mut [u64]) -> (u32, __m256i) {
+    let mut finished = _mm256_setzero_pd();
+    for _ in 0..STEPS {
+        lanes.state = lcg(lanes.state);
+        // q = 2^31 / ((key >> 33) + 1), exactly.
+        let q = divide_256(scaled_divisor_256(lanes.state));
+        // x = (b + 1) q with one rounding: fma(b, q, q).
+        let x = _mm256_fmadd_pd(lanes.prev, q, q);
+        // Figure 1 stops when j = trunc(x) >= N, that is when x >= N.
+        finished = _mm256_or_pd(finished, _mm256_cmp_pd::<_CMP_GE_OQ>(x, lanes.limit));
+        // b = j = trunc(x) < N for the lanes that go on.
+        let truncated = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(x);
+        lanes.prev = _mm256_blendv_pd(truncated, lanes.prev, finished);
+    }
+    let done = _mm256_movemask_pd(finished) as u32;
     // (position << 32) | b, finished lanes first.
     let packed = _mm256_add_epi64(
         _mm256_castpd_si256(_mm256_add_pd(lanes.prev, _mm256_set1_pd(PACK_BIAS_F64))),
@@ -209,47 +230,39 @@ fn step<const DIVIDE: bool>(lanes: &mut Lanes, n: __m256d, slots: &mut [u64]) ->
     assert_eq!(slots.len(), LANES);
     // SAFETY: `slots` is 4 `u64` (asserted), the 32 bytes the store writes.
     unsafe { _mm256_storeu_si256(slots.as_mut_ptr().cast(), packed) };
-    // b = j = trunc(x) < N for the lanes that go on, 0 for refilled ones.
-    let truncated = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(x);
-    lanes.prev = _mm256_andnot_pd(_mm256_castsi256_pd(at_least_n), truncated);
-    (done, done_lanes)
+    lanes.prev = _mm256_andnot_pd(finished, lanes.prev);
+    (done, _mm256_castpd_si256(finished))
 }
 
-/// The kernel loop with `G` vectors in flight, the first `D` of them
-/// dividing. `keys.len() == out.len() <= CHUNK`.
+/// The kernel loop: [`GROUPS`] vectors in flight, each refilled after
+/// every [`STEPS`] iterations.
+/// `keys.len() == out.len() <= CHUNK`.
 #[inline]
 #[target_feature(enable = "avx2,fma,bmi2,popcnt")]
-fn run<const G: usize, const D: usize>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
+fn run(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
     debug_assert!(keys.len() == out.len() && keys.len() <= CHUNK);
-    let n = _mm256_set1_pd(f64::from(num_buckets));
-    let mut feed = Feed { keys, next: 0 };
+    let mut feed = Feed {
+        keys,
+        next: 0,
+        idle: 0,
+    };
     let mut outbox = Outbox::new();
     let all = _mm256_set1_epi64x(-1);
     let mut groups = [Lanes {
         state: _mm256_setzero_si256(),
         prev: _mm256_setzero_pd(),
         position: _mm256_setzero_si256(),
-        live: all,
-    }; G];
+        limit: _mm256_set1_pd(f64::from(num_buckets)),
+    }; GROUPS];
     for lanes in &mut groups {
         feed.refill(lanes, 0b1111, all);
     }
-    loop {
-        outbox.make_room(G * LANES, out);
-        let mut live = _mm256_setzero_si256();
-        for (i, lanes) in groups.iter_mut().enumerate() {
-            let slots = outbox.slots(LANES);
-            let (done, done_lanes) = if i < D {
-                step::<true>(lanes, n, slots)
-            } else {
-                step::<false>(lanes, n, slots)
-            };
+    while feed.idle < GROUPS * LANES {
+        outbox.make_room(GROUPS * LANES, out);
+        for lanes in &mut groups {
+            let (done, done_lanes) = steps(lanes, outbox.slots(LANES));
             outbox.commit(done.count_ones() as usize);
             feed.refill(lanes, done, done_lanes);
-            live = _mm256_or_si256(live, lanes.live);
-        }
-        if _mm256_testz_si256(live, live) != 0 {
-            break;
         }
     }
     outbox.flush(out);

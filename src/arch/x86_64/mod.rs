@@ -6,18 +6,41 @@
 //!
 //! 1. `state = state * M + 1` (64-bit wrapping multiply);
 //! 2. `D = ((state >> 33) + 1) * 2^-31`, built exactly from the bits
-//!    (`quotient::scaled_divisor_*`);
-//! 3. `q = RN(1 / D)`, which equals Figure 1's `RN(2^31 / d)`, by division
-//!    or by an exhaustively checked Newton iteration (`quotient`);
+//!    ([`quotient`]);
+//! 3. `q = RN(1 / D)`, which equals Figure 1's `RN(2^31 / d)`, by IEEE
+//!    division ([`quotient`], checked over every divisor);
 //! 4. `x = fma(b, q, q) = RN((b + 1) q)`, Figure 1's product with its single
 //!    rounding (`b + 1 <= 2^31` is exact);
 //! 5. the key is done when `x >= N` (for an integer `N` and `x >= 0`,
 //!    `trunc(x) < N` exactly when `x < N`), and its answer is `b`;
 //!    otherwise `b = trunc(x)`, which is below `N < 2^31`.
 //!
-//! A finished lane is refilled at once with the next unread key, so the
-//! lanes stay busy whatever the spread of iteration counts, and several
-//! vectors run interleaved to hide the latency of one iteration.
+//! The loop around it, the same in both kernels:
+//!
+//! - Several vectors ("groups") are advanced in turn, so that the ~40-cycle
+//!   dependency chain of one iteration (multiply, divide, FMA, compare)
+//!   overlaps with the others'.
+//! - Each group runs a *round* of a fixed number of iterations. A lane that
+//!   finishes mid-round keeps its answer and ignores the rest of the round.
+//! - After the round, finished lanes' answers are packed as
+//!   `(position << 32) | b`, compressed to the front of a vector and stored
+//!   with one unconditional store into the [`outbox`], which is copied to
+//!   `out` in batches; and finished lanes are refilled at once with the
+//!   next unread keys (a masked expand of one unaligned load), so that no
+//!   lane waits for the slowest key of its vector.
+//! - When fewer keys remain than lanes to refill, the lowest free lanes
+//!   take them and the others go idle: their limit `N` becomes NaN, which
+//!   no comparison passes. The loop ends when every lane is idle.
+//!
+//! Nothing is read or written outside the slices: full loads are taken from
+//! bounds-checked subslices, the last keys come through an exact-count
+//! expanding load (AVX-512) or a padded copy (AVX2), and answers reach `out`
+//! through ordinary indexing in the outbox flush.
+//!
+//! An aarch64 kernel can mirror this layout: the ISA-specific pieces are the
+//! multiply, the divisor bits, the division, and the expand/compress of the
+//! refill and the outbox (here mask instructions on AVX-512 and 16-entry
+//! permutation tables on AVX2).
 
 pub(crate) mod avx2;
 pub(crate) mod avx512;
