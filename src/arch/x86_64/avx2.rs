@@ -10,16 +10,12 @@
 use core::arch::x86_64::*;
 
 use super::outbox::{packed_position, Outbox, CHUNK, PACK_BIAS_F64};
+use super::prefetch;
 use super::quotient::{divide_256, scaled_divisor_256};
 use crate::scalar::LCG_MULTIPLIER;
 
 /// Vectors advanced in turn, so that their dependency chains overlap.
 const GROUPS: usize = 8;
-
-/// Iterations between refills. Finishing lanes wait, holding their answer,
-/// for the rest of the round; in exchange the refill and the outbox store,
-/// which cost AVX2 about as much as an iteration, run once per round.
-const STEPS: usize = 2;
 
 const LANES: usize = 4;
 
@@ -31,7 +27,11 @@ const LANES: usize = 4;
 #[target_feature(enable = "avx2,fma,bmi2,popcnt")]
 pub(crate) unsafe fn batch(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
     for (keys, out) in keys.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
-        run(keys, num_buckets, out);
+        if super::long_keys(num_buckets) {
+            run::<3>(keys, num_buckets, out);
+        } else {
+            run::<2>(keys, num_buckets, out);
+        }
     }
 }
 
@@ -132,6 +132,7 @@ impl Feed<'_> {
     #[inline]
     #[target_feature(enable = "avx2,bmi2,popcnt")]
     fn refill(&mut self, lanes: &mut Lanes, free: u32, free_lanes: __m256i) {
+        prefetch(self.keys, self.next);
         let left = self.keys.len() - self.next;
         let (fresh, take, take_lanes) = if left >= LANES {
             let four = &self.keys[self.next..self.next + LANES];
@@ -200,15 +201,15 @@ fn lcg(state: __m256i) -> __m256i {
     _mm256_add_epi64(_mm256_add_epi64(low, high), _mm256_set1_epi64x(1))
 }
 
-/// [`STEPS`] Figure 1 iterations on every lane that has not finished. Lanes that
+/// `S` Figure 1 iterations on every lane that has not finished. Lanes that
 /// finish keep their answer in `prev`; it goes to `slots` (4 of them, the
 /// first `done.count_ones()` hold answers) and `prev` restarts at 0.
 /// Returns the finished lanes as a 4-bit mask and as a vector.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn steps(lanes: &mut Lanes, slots: &mut [u64]) -> (u32, __m256i) {
+fn steps<const S: usize>(lanes: &mut Lanes, slots: &mut [u64]) -> (u32, __m256i) {
     let mut finished = _mm256_setzero_pd();
-    for _ in 0..STEPS {
+    for _ in 0..S {
         lanes.state = lcg(lanes.state);
         // q = 2^31 / ((key >> 33) + 1), exactly.
         let q = divide_256(scaled_divisor_256(lanes.state));
@@ -235,11 +236,11 @@ fn steps(lanes: &mut Lanes, slots: &mut [u64]) -> (u32, __m256i) {
 }
 
 /// The kernel loop: [`GROUPS`] vectors in flight, each refilled after
-/// every [`STEPS`] iterations.
+/// every `S` iterations (see `super::long_keys`).
 /// `keys.len() == out.len() <= CHUNK`.
 #[inline]
 #[target_feature(enable = "avx2,fma,bmi2,popcnt")]
-fn run(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
+fn run<const S: usize>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
     debug_assert!(keys.len() == out.len() && keys.len() <= CHUNK);
     let mut feed = Feed {
         keys,
@@ -260,7 +261,7 @@ fn run(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
     while feed.idle < GROUPS * LANES {
         outbox.make_room(GROUPS * LANES, out);
         for lanes in &mut groups {
-            let (done, done_lanes) = steps(lanes, outbox.slots(LANES));
+            let (done, done_lanes) = steps::<S>(lanes, outbox.slots(LANES));
             outbox.commit(done.count_ones() as usize);
             feed.refill(lanes, done, done_lanes);
         }

@@ -9,17 +9,13 @@
 use core::arch::x86_64::*;
 
 use super::outbox::{packed_position, Outbox, CHUNK, PACK_BIAS_F64};
+use super::prefetch;
 use super::quotient::{divide_512, scaled_divisor_512};
 use crate::scalar::LCG_MULTIPLIER;
 
 /// Vectors advanced in turn, so that their dependency chains (about 40
 /// cycles per iteration, most of it the division) overlap.
 const GROUPS: usize = 8;
-
-/// Iterations between refills. Finishing lanes wait, holding their answer,
-/// for the rest of the round; in exchange the refill and the outbox store
-/// run once per round instead of once per iteration.
-const STEPS: usize = 2;
 
 const LANES: usize = 8;
 
@@ -31,7 +27,11 @@ const LANES: usize = 8;
 #[target_feature(enable = "avx512f,avx512dq,bmi2,popcnt")]
 pub(crate) unsafe fn batch(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
     for (keys, out) in keys.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
-        run(keys, num_buckets, out);
+        if super::long_keys(num_buckets) {
+            run::<3>(keys, num_buckets, out);
+        } else {
+            run::<2>(keys, num_buckets, out);
+        }
     }
 }
 
@@ -65,6 +65,7 @@ impl Feed<'_> {
     #[inline]
     #[target_feature(enable = "avx512f,bmi2,popcnt")]
     fn refill(&mut self, lanes: &mut Lanes, free: __mmask8) {
+        prefetch(self.keys, self.next);
         let left = self.keys.len() - self.next;
         let take = if left >= LANES {
             let eight = &self.keys[self.next..self.next + LANES];
@@ -114,15 +115,15 @@ fn lcg(state: __m512i) -> __m512i {
     _mm512_add_epi64(product, _mm512_set1_epi64(1))
 }
 
-/// [`STEPS`] Figure 1 iterations on every lane that has not finished. Lanes that
+/// `S` Figure 1 iterations on every lane that has not finished. Lanes that
 /// finish keep their answer in `prev`; it goes to `slots` (8 of them, the
 /// first `done.count_ones()` hold answers) and `prev` restarts at 0.
 /// Returns the finished lanes.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq")]
-fn steps(lanes: &mut Lanes, slots: &mut [u64]) -> __mmask8 {
+fn steps<const S: usize>(lanes: &mut Lanes, slots: &mut [u64]) -> __mmask8 {
     let mut done: __mmask8 = 0;
-    for _ in 0..STEPS {
+    for _ in 0..S {
         lanes.state = lcg(lanes.state);
         // q = 2^31 / ((key >> 33) + 1), exactly.
         let q = divide_512(scaled_divisor_512(lanes.state));
@@ -153,11 +154,11 @@ fn steps(lanes: &mut Lanes, slots: &mut [u64]) -> __mmask8 {
 }
 
 /// The kernel loop: [`GROUPS`] vectors in flight, each refilled after
-/// every [`STEPS`] iterations.
+/// every `S` iterations (see `super::long_keys`).
 /// `keys.len() == out.len() <= CHUNK`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,bmi2,popcnt")]
-fn run(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
+fn run<const S: usize>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
     debug_assert!(keys.len() == out.len() && keys.len() <= CHUNK);
     let mut feed = Feed {
         keys,
@@ -177,7 +178,7 @@ fn run(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
     while feed.idle < GROUPS * LANES {
         outbox.make_room(GROUPS * LANES, out);
         for lanes in &mut groups {
-            let done = steps(lanes, outbox.slots(LANES));
+            let done = steps::<S>(lanes, outbox.slots(LANES));
             outbox.commit(done.count_ones() as usize);
             feed.refill(lanes, done);
         }
