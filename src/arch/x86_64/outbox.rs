@@ -1,8 +1,8 @@
 //! Answers in the order keys finish, written back to `out` in batches.
 //!
 //! Keys finish out of order, a few per iteration. Rather than scattering
-//! each answer as it comes (slow on x86) or branching per finished lane
-//! (unpredictable), a kernel packs each finished lane as
+//! each answer as it comes (a masked `vpscatterqd` measured a quarter slower
+//! on AVX-512 here) or branching per finished lane (unpredictable), a kernel packs each finished lane as
 //! `(position << 32) | bucket` and appends a whole vector of them, finished
 //! lanes first, with one unconditional store; only the count of finished
 //! lanes advances the fill level. The scalar flush then copies them to
@@ -19,6 +19,7 @@ pub(super) const PACK_BIAS: u64 = 0x4330_0000_0000_0000;
 
 /// `2^52`, whose bits are [`PACK_BIAS`].
 pub(super) const PACK_BIAS_F64: f64 = 4_503_599_627_370_496.0;
+const _: () = assert!(PACK_BIAS_F64.to_bits() == PACK_BIAS);
 
 /// What a lane at `position` holds to pack its answer with one add.
 #[inline]
@@ -42,10 +43,9 @@ impl Outbox {
         }
     }
 
-    /// Room for one whole vector of `width` packed answers at the fill
-    /// level, flushing first when there is less than `reserve` room left.
-    /// Callers reserve for a full round of vectors so that the check runs
-    /// once per round.
+    /// Flushes to `out` unless `reserve` slots are free. Kernels reserve
+    /// for a whole round (every group's full vector) so that the check runs
+    /// once a round, not once a vector.
     #[inline]
     pub(super) fn make_room(&mut self, reserve: usize, out: &mut [u32]) {
         if self.len + reserve > Outbox::CAPACITY {

@@ -22,6 +22,7 @@ use core::arch::x86_64::*;
 /// `2^21` as a double: its unit in the last place is `2^-31`, so OR-ing a
 /// 31-bit integer `m` into its mantissa gives the double `2^21 + m 2^-31`.
 const SCALED_MAGIC: u64 = 0x4140_0000_0000_0000;
+const _: () = assert!(SCALED_MAGIC == 2_097_152.0f64.to_bits());
 
 /// Subtracting this from `2^21 + m 2^-31` leaves `(m + 1) 2^-31`, exactly:
 /// that difference has at most 32 significant bits, so it is representable
