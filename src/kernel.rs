@@ -66,7 +66,6 @@ impl Kernel {
         #[cfg(target_arch = "x86_64")]
         if is_x86_feature_detected!("avx2")
             && is_x86_feature_detected!("fma")
-            && is_x86_feature_detected!("bmi2")
             && is_x86_feature_detected!("popcnt")
         {
             return Some(Kernel(Isa::Avx2));
@@ -80,7 +79,6 @@ impl Kernel {
         #[cfg(target_arch = "x86_64")]
         if is_x86_feature_detected!("avx512f")
             && is_x86_feature_detected!("avx512dq")
-            && is_x86_feature_detected!("bmi2")
             && is_x86_feature_detected!("popcnt")
         {
             return Some(Kernel(Isa::Avx512));
@@ -177,13 +175,13 @@ impl Kernel {
         match self.0 {
             Isa::Scalar => scalar::batch(keys, num_buckets, out),
             // SAFETY: a `Kernel(Isa::Avx2)` is only made by `Kernel::avx2`
-            // after detecting AVX2, FMA, BMI2 and POPCNT, the features the
+            // after detecting AVX2, FMA and POPCNT, the features the
             // kernel enables; the lengths are equal and the count valid, as
             // this function's contract says.
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 => unsafe { arch::x86_64::avx2::batch(keys, num_buckets, out) },
             // SAFETY: a `Kernel(Isa::Avx512)` is only made by
-            // `Kernel::avx512` after detecting AVX-512F, AVX-512DQ, BMI2 and
+            // `Kernel::avx512` after detecting AVX-512F, AVX-512DQ and
             // POPCNT, the features the kernel enables; the lengths are equal
             // and the count valid, as this function's contract says.
             #[cfg(target_arch = "x86_64")]

@@ -10,8 +10,8 @@
 use core::arch::x86_64::*;
 
 use super::outbox::{packed_position, Outbox, CHUNK, PACK_BIAS_F64};
-use super::prefetch;
 use super::quotient::{divide_256, scaled_divisor_256};
+use super::{lowest_lanes, prefetch};
 use crate::scalar::LCG_MULTIPLIER;
 
 /// Vectors advanced in turn, so that their dependency chains overlap.
@@ -25,7 +25,7 @@ const LANES: usize = 4;
 /// # Safety
 /// The CPU must support every feature enabled here, `keys.len()` must equal
 /// `out.len()`, and `num_buckets` must lie in `1..=2^31-1`.
-#[target_feature(enable = "avx2,fma,bmi2,popcnt")]
+#[target_feature(enable = "avx2,fma,popcnt")]
 pub(crate) unsafe fn batch(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
     for (keys, out) in keys.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
         if super::long_keys(num_buckets) {
@@ -131,7 +131,7 @@ impl Feed<'_> {
     /// Loads the next keys into the `free` lanes (`free_lanes` is the same
     /// mask as a vector), or as many as remain, the others going idle.
     #[inline]
-    #[target_feature(enable = "avx2,bmi2,popcnt")]
+    #[target_feature(enable = "avx2,popcnt")]
     fn refill(&mut self, lanes: &mut Lanes, free: u32, free_lanes: __m256i) {
         prefetch(self.keys, self.next);
         let left = self.keys.len() - self.next;
@@ -157,12 +157,12 @@ impl Feed<'_> {
     /// The slow path for the last (fewer than 4) keys: copies them to a
     /// padded buffer, fills the lowest free lanes, and retires the rest.
     #[cold]
-    #[target_feature(enable = "avx2,bmi2,popcnt")]
+    #[target_feature(enable = "avx2,popcnt")]
     fn last_keys(&mut self, lanes: &mut Lanes, free: u32) -> (__m256i, u32, __m256i) {
         let rest = &self.keys[self.next..];
         let mut padded = [0u64; LANES];
         padded[..rest.len()].copy_from_slice(rest);
-        let take = _pdep_u32((1 << rest.len()) - 1, free);
+        let take = lowest_lanes(free, rest.len());
         let retire = free & !take;
         lanes.limit = _mm256_blendv_pd(
             lanes.limit,
@@ -240,7 +240,7 @@ fn steps<const S: usize>(lanes: &mut Lanes, slots: &mut [u64]) -> (u32, __m256i)
 /// every `S` iterations (see `super::long_keys`).
 /// `keys.len() == out.len() <= CHUNK`.
 #[inline]
-#[target_feature(enable = "avx2,fma,bmi2,popcnt")]
+#[target_feature(enable = "avx2,fma,popcnt")]
 fn run<const S: usize>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
     debug_assert!(keys.len() == out.len() && keys.len() <= CHUNK);
     let mut feed = Feed {

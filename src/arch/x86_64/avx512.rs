@@ -9,8 +9,8 @@
 use core::arch::x86_64::*;
 
 use super::outbox::{packed_position, Outbox, CHUNK, PACK_BIAS_F64};
-use super::prefetch;
 use super::quotient::{divide_512, scaled_divisor_512};
+use super::{lowest_lanes, prefetch};
 use crate::scalar::LCG_MULTIPLIER;
 
 /// Vectors advanced in turn, so that their dependency chains (multiply,
@@ -25,7 +25,7 @@ const LANES: usize = 8;
 /// # Safety
 /// The CPU must support every feature enabled here, `keys.len()` must equal
 /// `out.len()`, and `num_buckets` must lie in `1..=2^31-1`.
-#[target_feature(enable = "avx512f,avx512dq,bmi2,popcnt")]
+#[target_feature(enable = "avx512f,avx512dq,popcnt")]
 pub(crate) unsafe fn batch(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
     for (keys, out) in keys.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
         if super::long_keys(num_buckets) {
@@ -64,7 +64,7 @@ impl Feed<'_> {
     /// Loads the next keys into the `free` lanes, or as many as remain, the
     /// others going idle.
     #[inline]
-    #[target_feature(enable = "avx512f,bmi2,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt")]
     fn refill(&mut self, lanes: &mut Lanes, free: __mmask8) {
         prefetch(self.keys, self.next);
         let left = self.keys.len() - self.next;
@@ -88,9 +88,9 @@ impl Feed<'_> {
     /// The slow path for the last (fewer than 8) keys: loads them into the
     /// lowest free lanes and retires the rest. Returns the lanes filled.
     #[cold]
-    #[target_feature(enable = "avx512f,bmi2,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt")]
     fn last_keys(&mut self, lanes: &mut Lanes, free: __mmask8, left: usize) -> __mmask8 {
-        let take = _pdep_u32((1 << left) - 1, u32::from(free)) as __mmask8;
+        let take = lowest_lanes(u32::from(free), left) as __mmask8;
         // SAFETY: the expanding load reads exactly `take.count_ones()`
         // consecutive keys from `next`, and that many remain in the slice
         // (`take` has at most `left` bits); masked-off lanes read nothing.
@@ -158,7 +158,7 @@ fn steps<const S: usize>(lanes: &mut Lanes, slots: &mut [u64]) -> __mmask8 {
 /// every `S` iterations (see `super::long_keys`).
 /// `keys.len() == out.len() <= CHUNK`.
 #[inline]
-#[target_feature(enable = "avx512f,avx512dq,bmi2,popcnt")]
+#[target_feature(enable = "avx512f,avx512dq,popcnt")]
 fn run<const S: usize>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
     debug_assert!(keys.len() == out.len() && keys.len() <= CHUNK);
     let mut feed = Feed {

@@ -46,6 +46,7 @@
 pub(crate) mod avx2;
 pub(crate) mod avx512;
 mod outbox;
+mod quotient;
 
 use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
 
@@ -58,6 +59,16 @@ use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
 #[inline]
 fn long_keys(num_buckets: u32) -> bool {
     num_buckets >= 1000
+}
+
+/// The lowest `count` lanes of the lane mask `free` (all of them when it
+/// has no more): the lanes that take the last keys. Only on the cold path.
+fn lowest_lanes(free: u32, count: usize) -> u32 {
+    let mut rest = free;
+    for _ in 0..count {
+        rest &= rest.wrapping_sub(1);
+    }
+    free & !rest
 }
 
 /// How far ahead of the next unread key the kernels prefetch: the refill's
@@ -75,4 +86,17 @@ fn prefetch(keys: &[u64], next: usize) {
         _mm_prefetch::<_MM_HINT_T0>((ahead as *const u64).cast());
     }
 }
-mod quotient;
+
+#[cfg(test)]
+mod tests {
+    use super::lowest_lanes;
+
+    #[test]
+    fn lowest_lanes_keeps_the_lowest_set_bits() {
+        assert_eq!(lowest_lanes(0b1011_0110, 0), 0);
+        assert_eq!(lowest_lanes(0b1011_0110, 2), 0b0000_0110);
+        assert_eq!(lowest_lanes(0b1011_0110, 3), 0b0001_0110);
+        assert_eq!(lowest_lanes(0b1011_0110, 7), 0b1011_0110);
+        assert_eq!(lowest_lanes(0, 3), 0);
+    }
+}
