@@ -61,7 +61,8 @@ impl Kernel {
         Kernel(Isa::Scalar)
     }
 
-    /// The AVX2 kernel, or `None` where the CPU (or the target) lacks AVX2.
+    /// The AVX2 kernel (4 lanes), or `None` where the CPU (or the target)
+    /// lacks AVX2, FMA or POPCNT.
     pub fn avx2() -> Option<Kernel> {
         #[cfg(target_arch = "x86_64")]
         if is_x86_feature_detected!("avx2")
@@ -73,8 +74,8 @@ impl Kernel {
         None
     }
 
-    /// The AVX-512 kernel, or `None` where the CPU (or the target) lacks
-    /// the AVX-512 subsets it uses.
+    /// The AVX-512 kernel (8 lanes), or `None` where the CPU (or the
+    /// target) lacks AVX-512F, AVX-512DQ or POPCNT.
     pub fn avx512() -> Option<Kernel> {
         #[cfg(target_arch = "x86_64")]
         if is_x86_feature_detected!("avx512f")
