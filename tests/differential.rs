@@ -11,6 +11,20 @@ fn scalar_matches_reference() {
 }
 
 #[test]
+fn avx2_matches_reference() {
+    if let Some(k) = common::kernel_or_skip(Kernel::avx2(), "avx2") {
+        check_kernel(k);
+    }
+}
+
+#[test]
+fn avx512_matches_reference() {
+    if let Some(k) = common::kernel_or_skip(Kernel::avx512(), "avx512") {
+        check_kernel(k);
+    }
+}
+
+#[test]
 fn dispatched_batch_matches_reference() {
     let corpus = common::corpus();
     let mut got = vec![0u32; corpus.keys.len()];
