@@ -36,6 +36,8 @@ pub struct Kernel(Isa);
 #[repr(u8)]
 pub(crate) enum Isa {
     Scalar = 1,
+    #[cfg(target_arch = "aarch64")]
+    Neon = 4,
 }
 
 impl Kernel {
@@ -68,6 +70,10 @@ impl Kernel {
 
     /// The NEON kernel, or `None` off aarch64.
     pub fn neon() -> Option<Kernel> {
+        #[cfg(target_arch = "aarch64")]
+        if std::arch::is_aarch64_feature_detected!("neon") {
+            return Some(Kernel(Isa::Neon));
+        }
         None
     }
 
@@ -117,6 +123,8 @@ impl Kernel {
     pub fn name(self) -> &'static str {
         match self.0 {
             Isa::Scalar => "scalar",
+            #[cfg(target_arch = "aarch64")]
+            Isa::Neon => "neon",
         }
     }
 
@@ -124,6 +132,8 @@ impl Kernel {
     pub fn lanes(self) -> usize {
         match self.0 {
             Isa::Scalar => 1,
+            #[cfg(target_arch = "aarch64")]
+            Isa::Neon => crate::arch::aarch64::neon::LANES,
         }
     }
 
@@ -146,6 +156,12 @@ impl Kernel {
         debug_assert_eq!(keys.len(), out.len());
         match self.0 {
             Isa::Scalar => scalar::batch(keys, num_buckets, out),
+            // SAFETY: a `Kernel(Isa::Neon)` is only made by `Kernel::neon`
+            // after detecting NEON, the feature the kernel enables; the
+            // lengths are equal and the count valid, as this function's
+            // contract says.
+            #[cfg(target_arch = "aarch64")]
+            Isa::Neon => unsafe { crate::arch::aarch64::neon::batch(keys, num_buckets, out) },
         }
     }
 
@@ -159,6 +175,8 @@ impl Kernel {
     pub(crate) fn from_id(id: u8) -> Option<Kernel> {
         match id {
             x if x == Isa::Scalar as u8 => Some(Kernel(Isa::Scalar)),
+            #[cfg(target_arch = "aarch64")]
+            x if x == Isa::Neon as u8 => Some(Kernel(Isa::Neon)),
             _ => None,
         }
     }

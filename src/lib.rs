@@ -25,6 +25,7 @@
 
 #![deny(missing_docs)]
 
+mod arch;
 mod buckets;
 mod dispatch;
 mod error;

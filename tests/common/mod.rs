@@ -225,7 +225,7 @@ pub fn corpus() -> &'static Corpus {
         if len != BULK_KEYS {
             eprintln!("note: bulk corpus scaled to {len} keys by {BULK_KEYS_ENV}");
         }
-        let keys = SplitMix64(0x5EED_0F_C0FFEE).keys(len);
+        let keys = SplitMix64(0x5EED_0FC0_FFEE).keys(len);
         let answers = std::thread::scope(|s| {
             let handles: Vec<_> = BULK_COUNTS
                 .iter()
