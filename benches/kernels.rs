@@ -2,6 +2,8 @@
 //! reference, over 2^22 random keys, for N in {10, 1000, 10^6, 2^31-1}.
 //! Compare a kernel with `reference` in the same group for its ratio.
 
+use std::hint::black_box;
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use jumpshard::{BucketCount, Kernel};
 
@@ -9,16 +11,7 @@ const KEYS: usize = 1 << 22;
 const COUNTS: [u32; 4] = [10, 1000, 1_000_000, (1 << 31) - 1];
 
 fn keys() -> Vec<u64> {
-    let mut s = 0x0123_4567_89AB_CDEFu64;
-    (0..KEYS)
-        .map(|_| {
-            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        })
-        .collect()
+    jumpshard::verify::SplitMix64::new(0x0123_4567_89AB_CDEF).keys(KEYS)
 }
 
 fn kernels(c: &mut Criterion) {
@@ -30,12 +23,18 @@ fn kernels(c: &mut Criterion) {
         group.throughput(Throughput::Elements(KEYS as u64));
         group.sample_size(10);
         group.bench_function("reference", |b| {
-            b.iter(|| jumpshard::reference::batch(&keys, n as i32, &mut out_ref))
+            b.iter(|| {
+                jumpshard::reference::batch(black_box(&keys), n as i32, &mut out_ref);
+                black_box(&mut out_ref);
+            })
         });
         let count = BucketCount::new(n).unwrap();
         for kernel in Kernel::supported() {
             group.bench_with_input(BenchmarkId::from_parameter(kernel), &kernel, |b, k| {
-                b.iter(|| k.batch(&keys, count, &mut out).unwrap())
+                b.iter(|| {
+                    k.batch(black_box(&keys), count, &mut out).unwrap();
+                    black_box(&mut out);
+                })
             });
         }
         group.finish();

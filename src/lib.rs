@@ -35,6 +35,13 @@ mod parallel;
 #[cfg(feature = "reference")]
 pub mod reference;
 mod scalar;
+#[cfg(feature = "reference")]
+pub mod verify;
+
+/// The README's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 
 pub use buckets::BucketCount;
 pub use dispatch::{

@@ -37,7 +37,7 @@ fn dispatched_batch_matches_reference() {
 #[test]
 fn single_key_matches_reference() {
     let mut keys = common::adversarial_keys();
-    keys.extend(common::SplitMix64(7).keys(1 << 16));
+    keys.extend(common::SplitMix64::new(7).keys(1 << 16));
     for n in common::edge_bucket_counts() {
         let want = common::reference_batch(&keys, n);
         for (&k, &w) in keys.iter().zip(&want) {
@@ -73,7 +73,7 @@ fn adversarial_keys_hit_the_divisor_extremes() {
         for (state, divisor) in [(0u64, 1u64), (u64::MAX, 1 << 31)] {
             let mut s = common::key_reaching(state, steps);
             for _ in 0..steps {
-                s = s.wrapping_mul(common::MULTIPLIER).wrapping_add(1);
+                s = s.wrapping_mul(common::LCG_MULTIPLIER).wrapping_add(1);
             }
             assert_eq!((s >> 33) + 1, divisor);
         }
@@ -126,7 +126,7 @@ fn parallel_batch_is_identical_to_batch() {
         }
     }
     // Lengths around the split points.
-    let keys = common::SplitMix64(3).keys(70_000);
+    let keys = common::SplitMix64::new(3).keys(70_000);
     let n = BucketCount::new(1000).unwrap();
     for len in [0, 1, 63, 64, 65, 16_383, 16_384, 16_385, 32_769, 70_000] {
         let mut a = vec![0u32; len];

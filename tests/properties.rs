@@ -86,7 +86,7 @@ proptest! {
 #[test]
 fn balance_within_six_sigma() {
     const K: usize = 1 << 22;
-    let random = common::SplitMix64(99).keys(K);
+    let random = common::SplitMix64::new(99).keys(K);
     let sequential: Vec<u64> = (0..K as u64).collect();
     for keys in [&random, &sequential] {
         for num in [2u32, 10, 12, 1000, 65536] {

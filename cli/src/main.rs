@@ -1,1 +1,87 @@
-fn main() {}
+//! `jumpshard`: the command-line tool. One file per command.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod bench;
+mod verify;
+
+/// Jump consistent hash, bit-exact with Lamping and Veach's Figure 1, for
+/// large batches of 64-bit keys.
+#[derive(Parser)]
+#[command(name = "jumpshard", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the bucket of one key among N buckets.
+    Bucket {
+        /// The 64-bit key, in decimal.
+        key: u64,
+        /// The number of buckets, 1 to 2147483647.
+        #[arg(allow_negative_numbers = true)]
+        buckets: i64,
+    },
+    /// Check every kernel this CPU runs against the compiled Figure 1
+    /// reference; exits non-zero on any mismatch.
+    Verify(verify::Args),
+    /// List the kernels: which this CPU runs, and which batch calls use.
+    Kernels {
+        /// Print only the names of the supported kernels, one per line.
+        #[arg(long)]
+        supported: bool,
+    },
+    /// Measure each kernel's single-thread throughput against the Figure 1
+    /// reference in the same run.
+    Bench(bench::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Bucket { key, buckets } => jumpshard::BucketCount::try_from(buckets)
+            .map(|n| println!("{}", jumpshard::bucket(key, n)))
+            .map_err(|e| e.to_string()),
+        Command::Kernels { supported } => {
+            kernels(supported);
+            Ok(())
+        }
+        Command::Verify(args) => verify::run(&args),
+        Command::Bench(args) => bench::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("jumpshard: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn kernels(only_supported: bool) {
+    let supported = jumpshard::Kernel::supported();
+    if only_supported {
+        supported.iter().for_each(|k| println!("{k}"));
+        return;
+    }
+    let selection = jumpshard::kernel_selection();
+    let active = jumpshard::active_kernel();
+    for name in jumpshard::Kernel::NAMES {
+        let state = match jumpshard::Kernel::by_name(name) {
+            Ok(k) if k == active => "supported, active",
+            Ok(_) => "supported",
+            Err(_) => "not supported here",
+        };
+        println!("{name:<8} {state}");
+    }
+    if let (Some(requested), Some(why)) = (&selection.requested, &selection.refused) {
+        println!(
+            "{} = {requested:?} was refused: {why}",
+            jumpshard::KERNEL_ENV
+        );
+    }
+}

@@ -6,86 +6,15 @@ use std::sync::OnceLock;
 
 use jumpshard::{reference, BucketCount, Kernel};
 
-pub const MULTIPLIER: u64 = 2862933555777941757;
+#[allow(unused_imports)] // each test binary uses a different part
+pub use jumpshard::verify::{adversarial_keys, key_reaching, SplitMix64, LCG_MULTIPLIER};
 
-/// Bucket counts at the edges: the extremes of the valid range, small
-/// counts where the first step decides, powers of two and their
-/// neighbours, and the counts the issues and the paper name.
+/// The library's edge counts, as plain integers.
 pub fn edge_bucket_counts() -> Vec<u32> {
-    let mut ns = vec![
-        1,
-        2,
-        3,
-        10,
-        12,
-        100,
-        1000,
-        65536,
-        1_000_000,
-        (1 << 31) - 2,
-        (1 << 31) - 1,
-    ];
-    for p in [4, 8, 16, 20, 24, 30] {
-        ns.extend([(1u32 << p) - 1, 1 << p, (1 << p) + 1]);
-    }
-    ns.sort_unstable();
-    ns.dedup();
-    ns
-}
-
-/// A deterministic stream of well-mixed 64-bit keys (SplitMix64).
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    pub fn keys(&mut self, n: usize) -> Vec<u64> {
-        (0..n).map(|_| self.next_u64()).collect()
-    }
-}
-
-/// The multiplier's inverse mod 2^64 (it is odd), by Newton's iteration.
-pub fn multiplier_inverse() -> u64 {
-    let mut inv = MULTIPLIER; // right in the low 3 bits; each step doubles that
-    for _ in 0..5 {
-        inv = inv.wrapping_mul(2u64.wrapping_sub(MULTIPLIER.wrapping_mul(inv)));
-    }
-    assert_eq!(MULTIPLIER.wrapping_mul(inv), 1);
-    inv
-}
-
-/// The key whose LCG state after `steps` steps is `state`.
-pub fn key_reaching(state: u64, steps: u32) -> u64 {
-    let inv = multiplier_inverse();
-    (0..steps).fold(state, |s, _| s.wrapping_sub(1).wrapping_mul(inv))
-}
-
-/// Keys where ports go wrong: the 64-bit edges, the keys where Guava's port
-/// differs from Figure 1, and keys whose LCG state after 1 to 4 steps makes
-/// the divisor `(state >> 33) + 1` equal 1 (the largest jump, 2^31 (b+1))
-/// or 2^31 (the smallest), and states next to those.
-pub fn adversarial_keys() -> Vec<u64> {
-    let mut keys = vec![0, 1, 2, 1 << 63, (1 << 63) - 1, u64::MAX, u64::MAX - 1];
-    keys.extend([1253737204188795044, 1431648187546111166]);
-    let states = [
-        0u64,
-        1,
-        (1 << 33) - 1, // top 31 bits still 0: divisor 1
-        1 << 33,       // divisor 2
-        u64::MAX,      // top 31 bits all 1: divisor 2^31
-        u64::MAX - (1 << 33) + 1,
-        u64::MAX - (1 << 33), // divisor 2^31 - 1
-    ];
-    for steps in 1..=4 {
-        keys.extend(states.iter().map(|&s| key_reaching(s, steps)));
-    }
-    keys
+    jumpshard::verify::edge_bucket_counts()
+        .into_iter()
+        .map(|n| n.get())
+        .collect()
 }
 
 /// Figure 1 from the C++ reference, as `u32` (valid counts only).
@@ -135,7 +64,7 @@ fn tail_lengths(lanes: usize) -> Vec<usize> {
 /// count, every tail length and misaligned input and output buffers.
 pub fn check_edges(kernel: Kernel) {
     let adversarial = adversarial_keys();
-    let mut rng = SplitMix64(0xA11CE);
+    let mut rng = SplitMix64::new(0xA11CE);
     for n in edge_bucket_counts() {
         let want = reference_batch(&adversarial, n);
         let mut got = vec![u32::MAX; adversarial.len()];
@@ -225,7 +154,7 @@ pub fn corpus() -> &'static Corpus {
         if len != BULK_KEYS {
             eprintln!("note: bulk corpus scaled to {len} keys by {BULK_KEYS_ENV}");
         }
-        let keys = SplitMix64(0x5EED_0FC0_FFEE).keys(len);
+        let keys = SplitMix64::new(0x5EED_0FC0_FFEE).keys(len);
         let answers = std::thread::scope(|s| {
             let handles: Vec<_> = BULK_COUNTS
                 .iter()

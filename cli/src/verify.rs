@@ -1,0 +1,111 @@
+//! `jumpshard verify`: every kernel this CPU runs against the compiled
+//! Figure 1 reference, on random and adversarial keys at every edge bucket
+//! count. The check to run on a new platform or compiler before trusting
+//! the engine in production.
+
+use jumpshard::verify::{adversarial_keys, compare_with, edge_bucket_counts, Report, SplitMix64};
+use jumpshard::{reference, Kernel};
+use serde::Serialize;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Random keys per bucket count (the adversarial keys come on top).
+    #[arg(long, default_value_t = 1 << 20)]
+    keys: usize,
+    /// Seed of the random keys, to reproduce a run.
+    #[arg(long, default_value_t = 0x6A75_6D70)]
+    seed: u64,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct Row {
+    kernel: &'static str,
+    pairs: u64,
+    mismatches: u64,
+    pass: bool,
+    first_mismatch: Option<Mismatch>,
+}
+
+#[derive(Serialize)]
+struct Mismatch {
+    key: u64,
+    buckets: u32,
+    kernel: u32,
+    reference: i32,
+}
+
+pub fn run(args: &Args) -> Result<(), String> {
+    let mut keys = SplitMix64::new(args.seed).keys(args.keys);
+    keys.extend(adversarial_keys());
+    let kernels = Kernel::supported();
+    let mut reports = vec![Report::default(); kernels.len()];
+    let mut want = vec![0i32; keys.len()];
+    for n in edge_bucket_counts() {
+        reference::batch(&keys, n.get() as i32, &mut want);
+        for (kernel, report) in kernels.iter().zip(&mut reports) {
+            report.merge(compare_with(*kernel, &keys, n, &want));
+        }
+    }
+    let rows: Vec<Row> = kernels
+        .iter()
+        .zip(reports)
+        .map(|(kernel, r)| Row {
+            kernel: kernel.name(),
+            pairs: r.pairs,
+            mismatches: r.mismatches,
+            pass: r.mismatches == 0,
+            first_mismatch: r
+                .first_mismatch
+                .map(|(key, buckets, kernel, reference)| Mismatch {
+                    key,
+                    buckets,
+                    kernel,
+                    reference,
+                }),
+        })
+        .collect();
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?
+        );
+    } else {
+        print_table(&rows, edge_bucket_counts().len(), keys.len());
+    }
+    let failed: Vec<&str> = rows.iter().filter(|r| !r.pass).map(|r| r.kernel).collect();
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "kernels differ from Figure 1: {}",
+            failed.join(", ")
+        ))
+    }
+}
+
+fn print_table(rows: &[Row], counts: usize, keys: usize) {
+    let target = std::env::consts::ARCH;
+    println!(
+        "jumpshard verify: {keys} keys x {counts} bucket counts against Figure 1 (C++), {target}"
+    );
+    println!(
+        "{:<8} {:>14} {:>11}  result",
+        "kernel", "pairs", "mismatches"
+    );
+    for r in rows {
+        let result = if r.pass { "pass" } else { "FAIL" };
+        println!(
+            "{:<8} {:>14} {:>11}  {result}",
+            r.kernel, r.pairs, r.mismatches
+        );
+        if let Some(m) = &r.first_mismatch {
+            println!(
+                "         first mismatch: key {} N={} gives {}, Figure 1 gives {}",
+                m.key, m.buckets, m.kernel, m.reference
+            );
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! `bucket`, `kernels`, `verify` and `bench`, run as a user runs them.
+
+use std::process::{Command, Output};
+
+fn jumpshard(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_jumpshard"))
+        .args(args)
+        .output()
+        .expect("run jumpshard")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn bucket_prints_figure_1() {
+    let o = jumpshard(&["bucket", "1253737204188795044", "100"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "86\n");
+    let o = jumpshard(&["bucket", "1431648187546111166", "65536"]);
+    assert_eq!(stdout(&o), "55914\n");
+}
+
+#[test]
+fn bucket_rejects_bad_counts_by_value() {
+    for bad in ["0", "-3", "2147483648"] {
+        let o = jumpshard(&["bucket", "1", bad]);
+        assert!(!o.status.success());
+        assert!(
+            stderr(&o).contains(&format!("invalid bucket count {bad}")),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let o = jumpshard(&["bucket", "not-a-key", "10"]);
+    assert!(!o.status.success());
+}
+
+#[test]
+fn kernels_lists_the_supported_ones() {
+    let o = jumpshard(&["kernels", "--supported"]);
+    assert!(o.status.success());
+    let names: Vec<String> = stdout(&o).lines().map(str::to_owned).collect();
+    let want: Vec<String> = jumpshard::Kernel::supported()
+        .iter()
+        .map(|k| k.name().to_owned())
+        .collect();
+    assert_eq!(names, want);
+}
+
+#[test]
+fn verify_passes_and_reports_every_kernel() {
+    let o = jumpshard(&["verify", "--keys", "4096"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    for kernel in jumpshard::Kernel::supported() {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(kernel.name()))
+            .expect("a row per kernel");
+        assert!(line.ends_with("pass"), "{line}");
+    }
+    let o = jumpshard(&["verify", "--keys", "64", "--json"]);
+    assert!(o.status.success());
+    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for row in rows.as_array().unwrap() {
+        assert_eq!(row["mismatches"], 0);
+        assert_eq!(row["pass"], true);
+        assert!(row["pairs"].as_u64().unwrap() > 64);
+    }
+}
+
+#[test]
+fn bench_json_has_the_documented_fields() {
+    let o = jumpshard(&["bench", "--keys", "2048", "--repeat", "1", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    let per_count = jumpshard::Kernel::supported().len() + 1; // and the reference
+    assert_eq!(rows.len(), 4 * per_count);
+    for row in rows {
+        for field in ["kernel", "buckets", "mkeys_per_s", "ratio_vs_reference"] {
+            assert!(!row[field].is_null(), "{field} missing in {row}");
+        }
+    }
+    let o = jumpshard(&["bench", "--keys", "0"]);
+    assert!(!o.status.success());
+}
