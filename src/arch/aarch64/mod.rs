@@ -16,10 +16,35 @@
 //!    `trunc(x) < N` exactly when `x < N`), and its answer is `b`;
 //!    otherwise `b = trunc(x)`, which is below `N < 2^31`.
 //!
-//! A finished lane is refilled at once with the next unread key, so the
-//! lanes stay busy whatever the spread of iteration counts, and several
-//! vectors run interleaved to hide the latency of one iteration (the
-//! division dominates it).
+//! The loop around it mirrors the x86 kernels':
+//!
+//! - Several vectors ("groups") are advanced in turn, so that the dependency
+//!   chain of one iteration (multiply, divide, FMA, compare) overlaps with
+//!   the others'.
+//! - Each group runs a *round* of 2 or 3 iterations ([`long_keys`]). A lane
+//!   that finishes mid-round keeps its answer and ignores the rest of the
+//!   round, so that the refill work is paid once a round.
+//! - After the round, finished lanes write their answers and are refilled
+//!   with the next unread keys, so that no lane waits for the slowest key
+//!   of its vector. When the keys run out, lanes go idle: their limit `N`
+//!   becomes NaN, which no comparison passes. The loop ends when every lane
+//!   is idle.
+//!
+//! Nothing is read or written outside the slices: keys come in one at a
+//! time through bounds-checked `get`, and answers reach `out` through
+//! ordinary indexing, so lengths that are not a multiple of the lane count
+//! and buffers of any alignment need no special case.
 
 mod lcg;
 pub(crate) mod neon;
+
+/// Whether keys take many iterations at this count (about `ln N + 0.58`),
+/// which decides the round length: a lane finishing mid-round waits `S - 1`
+/// iterations at most, `(S - 1) / 2` on average, while the refill work is
+/// paid once per round. The threshold is the one measured best for the x86
+/// kernels (rounds of 2 below 1000 buckets, 3 from there on); it has not
+/// been measured on ARM hardware.
+#[inline]
+fn long_keys(num_buckets: u32) -> bool {
+    num_buckets >= 1000
+}

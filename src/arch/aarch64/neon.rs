@@ -1,15 +1,16 @@
 //! The NEON kernel: 2 keys per vector, [`GROUPS`] vectors in flight.
 //!
 //! Each lane runs Figure 1 on one key. A lane whose key has finished writes
-//! its answer and is refilled at once with the next unread key, so lanes
-//! never wait for the slowest key of their vector. NEON has no scatter or
-//! expanding load, so finished lanes are settled one at a time, on the path
-//! taken only when some lane of some vector has finished. See the parent
-//! module for the per-lane arithmetic.
+//! its answer and is refilled with the next unread key after its vector's
+//! round, so lanes never wait for the slowest key of their vector. NEON has
+//! no scatter, compress or expanding load, so finished lanes are settled one
+//! at a time, on the path taken only when some lane of some vector finished
+//! during the round. See the parent module for the per-lane arithmetic and
+//! the loop around it.
 
 use core::arch::aarch64::*;
 
-use super::lcg;
+use super::{lcg, long_keys};
 
 /// Vectors advanced in turn, so that their dependency chains (dominated by
 /// the division's latency) overlap.
@@ -26,10 +27,14 @@ const TWO_POW_31: f64 = 2_147_483_648.0;
 /// # Safety
 /// The CPU must support NEON. `keys.len()` must equal `out.len()` and
 /// `num_buckets` must lie in `1..=2^31-1` for the answers to be Figure 1's
-/// (a shorter `out` panics; it is never written out of bounds).
+/// (a shorter `out` panics; nothing is ever accessed out of bounds).
 #[target_feature(enable = "neon")]
 pub(crate) unsafe fn batch(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
-    run::<GROUPS>(keys, num_buckets, out)
+    if long_keys(num_buckets) {
+        run::<3>(keys, num_buckets, out);
+    } else {
+        run::<2>(keys, num_buckets, out);
+    }
 }
 
 /// One vector of lanes.
@@ -42,12 +47,13 @@ struct Lanes {
     prev: float64x2_t,
     /// Where each lane's key sits in `keys` and its answer goes in `out`.
     index: [usize; 2],
-    /// All ones in lanes holding a key, zero in lanes idle because the keys
-    /// ran out.
-    live: uint64x2_t,
+    /// `N` in lanes holding a key; NaN in idle lanes (once the keys run
+    /// out), so that they never finish: no ordered comparison with NaN
+    /// holds, whatever an idle lane's `x` drifts to.
+    limit: float64x2_t,
 }
 
-/// What one step found in a vector: the lanes whose key finished (all
+/// What a round found in a vector: the lanes whose key finished (all
 /// ones), and the answers `b` they finished with.
 #[derive(Clone, Copy)]
 struct Finished {
@@ -55,39 +61,34 @@ struct Finished {
     answer: float64x2_t,
 }
 
-/// The unread part of the input, and how many lanes still hold a key.
+/// The unread part of the input.
 struct Feed<'a> {
     keys: &'a [u64],
     next: usize,
-    live: usize,
+    /// Lanes retired for want of keys.
+    idle: usize,
 }
 
 impl Feed<'_> {
     /// Puts the next unread key into lane `L`, whose `prev` is already 0,
-    /// or idles the lane when no key is left.
+    /// or retires the lane when no key is left.
     #[inline]
     #[target_feature(enable = "neon")]
     fn refill<const L: i32>(&mut self, lanes: &mut Lanes) {
-        let was_live = vgetq_lane_u64::<L>(lanes.live) != 0;
         match self.keys.get(self.next) {
             Some(&key) => {
                 lanes.state = vsetq_lane_u64::<L>(key, lanes.state);
                 lanes.index[L as usize] = self.next;
                 self.next += 1;
-                if !was_live {
-                    lanes.live = vsetq_lane_u64::<L>(u64::MAX, lanes.live);
-                    self.live += 1;
-                }
             }
-            None if was_live => {
-                lanes.live = vsetq_lane_u64::<L>(0, lanes.live);
-                self.live -= 1;
+            None => {
+                lanes.limit = vsetq_lane_f64::<L>(f64::NAN, lanes.limit);
+                self.idle += 1;
             }
-            None => {}
         }
     }
 
-    /// Writes lane `L`'s answer and refills it, if its key finished.
+    /// Writes lane `L`'s answer and refills the lane, if its key finished.
     #[inline]
     #[target_feature(enable = "neon")]
     fn settle<const L: i32>(&mut self, lanes: &mut Lanes, found: Finished, out: &mut [u32]) {
@@ -99,49 +100,49 @@ impl Feed<'_> {
     }
 }
 
-/// One Figure 1 iteration on both lanes of a vector. Idle lanes compute
-/// too, but never report a finished key.
+/// `S` Figure 1 iterations on both lanes of a vector. A lane that finishes
+/// keeps its answer in `prev` for the rest of the round; after the round,
+/// finished lanes' `prev` restarts at 0, ready for a fresh key.
 #[inline]
 #[target_feature(enable = "neon")]
-fn step(lanes: &mut Lanes, n: float64x2_t) -> Finished {
-    // key = key * M + 1, mod 2^64.
-    lanes.state = lcg::step(lanes.state);
-    // d = (key >> 33) + 1 in [1, 2^31]: exact as a double.
-    let d = vcvtq_f64_u64(vaddq_u64(vshrq_n_u64::<33>(lanes.state), vdupq_n_u64(1)));
-    // q = 2^31 / d, IEEE division as in Figure 1.
-    let q = vdivq_f64(vdupq_n_f64(TWO_POW_31), d);
-    // x = (b + 1) q with one rounding: fma(b, q, q).
-    let x = vfmaq_f64(q, lanes.prev, q);
-    // Figure 1 stops when j = trunc(x) >= N, that is when x >= N.
-    let stop = vcgeq_f64(x, n);
-    let answer = lanes.prev;
-    // b = j = trunc(x) < N for the lanes that go on; 0 for those that stop,
-    // ready for a fresh key (and bounded in idle lanes).
-    let next = vbicq_u64(vreinterpretq_u64_f64(vrndq_f64(x)), stop);
-    lanes.prev = vreinterpretq_f64_u64(next);
-    Finished {
-        done: vandq_u64(stop, lanes.live),
-        answer,
+fn steps<const S: usize>(lanes: &mut Lanes) -> Finished {
+    let mut done = vdupq_n_u64(0);
+    for _ in 0..S {
+        // key = key * M + 1, mod 2^64.
+        lanes.state = lcg::step(lanes.state);
+        // d = (key >> 33) + 1 in [1, 2^31]: exact as a double.
+        let d = vcvtq_f64_u64(vaddq_u64(vshrq_n_u64::<33>(lanes.state), vdupq_n_u64(1)));
+        // q = 2^31 / d, IEEE division as in Figure 1.
+        let q = vdivq_f64(vdupq_n_f64(TWO_POW_31), d);
+        // x = (b + 1) q with one rounding: fma(b, q, q).
+        let x = vfmaq_f64(q, lanes.prev, q);
+        // Figure 1 stops when j = trunc(x) >= N, that is when x >= N.
+        done = vorrq_u64(done, vcgeq_f64(x, lanes.limit));
+        // b = j = trunc(x) < N for the lanes that go on.
+        lanes.prev = vbslq_f64(done, lanes.prev, vrndq_f64(x));
     }
+    let answer = lanes.prev;
+    lanes.prev = vreinterpretq_f64_u64(vbicq_u64(vreinterpretq_u64_f64(answer), done));
+    Finished { done, answer }
 }
 
-/// The kernel loop with `G` vectors in flight.
+/// The kernel loop: [`GROUPS`] vectors in flight, each refilled after
+/// every `S` iterations (see `super::long_keys`).
 #[inline]
 #[target_feature(enable = "neon")]
-fn run<const G: usize>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
+fn run<const S: usize>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
     debug_assert_eq!(keys.len(), out.len());
-    let n = vdupq_n_f64(f64::from(num_buckets));
     let mut feed = Feed {
         keys,
         next: 0,
-        live: 0,
+        idle: 0,
     };
     let mut groups = [Lanes {
         state: vdupq_n_u64(0),
         prev: vdupq_n_f64(0.0),
         index: [0; 2],
-        live: vdupq_n_u64(0),
-    }; G];
+        limit: vdupq_n_f64(f64::from(num_buckets)),
+    }; GROUPS];
     for lanes in &mut groups {
         feed.refill::<0>(lanes);
         feed.refill::<1>(lanes);
@@ -150,11 +151,11 @@ fn run<const G: usize>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
         done: vdupq_n_u64(0),
         answer: vdupq_n_f64(0.0),
     };
-    while feed.live > 0 {
-        let mut found = [none; G];
+    while feed.idle < LANES {
+        let mut found = [none; GROUPS];
         let mut any = vdupq_n_u64(0);
         for (lanes, f) in groups.iter_mut().zip(&mut found) {
-            *f = step(lanes, n);
+            *f = steps::<S>(lanes);
             any = vorrq_u64(any, f.done);
         }
         if vmaxvq_u32(vreinterpretq_u32_u64(any)) != 0 {
