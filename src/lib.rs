@@ -29,6 +29,7 @@ mod arch;
 mod buckets;
 mod dispatch;
 mod error;
+mod ffi;
 mod kernel;
 #[cfg(feature = "parallel")]
 mod parallel;

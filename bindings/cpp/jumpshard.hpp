@@ -1,0 +1,154 @@
+// jumpshard.hpp: a header-only C++17 wrapper over the jumpshard C API
+// (jumpshard.h), for code that prefers spans, vectors and exceptions.
+//
+//   #include "jumpshard.hpp"
+//
+//   std::vector<std::uint64_t> keys = ...;
+//   std::vector<std::int32_t> shards = jumpshard::batch(keys, 12);
+//   jumpshard::batch_parallel(keys, 12, jumpshard::span<std::int32_t>(shards));
+//
+// Every function is a thin inline call into the C library: link as for C
+// (-ljumpshard, or libjumpshard.a and its system libraries). Errors throw
+// jumpshard::error, which carries the C status; mismatched input and output
+// sizes throw std::invalid_argument. Nothing is written to an output on
+// error. Like the C API, everything may be called from many threads at once.
+#ifndef JUMPSHARD_HPP
+#define JUMPSHARD_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "jumpshard.h"
+
+namespace jumpshard {
+
+// A view of `size()` contiguous `T`s that it does not own: what
+// std::span<T> is in C++20. Made from a pointer and a size, a C array, or
+// any contiguous container with data() and size() (std::vector, std::array,
+// std::span, ...).
+template <class T>
+class span {
+public:
+    using element_type = T;
+
+    constexpr span() noexcept = default;
+    constexpr span(T *data, std::size_t size) noexcept : data_(data), size_(size) {}
+
+    template <std::size_t N>
+    constexpr span(T (&array)[N]) noexcept : data_(array), size_(N) {}
+
+    template <class Container,
+              class = std::enable_if_t<
+                  !std::is_same_v<std::remove_cv_t<std::remove_reference_t<Container>>, span> &&
+                  std::is_convertible_v<decltype(std::data(std::declval<Container &>())), T *>>>
+    constexpr span(Container &&container) noexcept
+        : data_(std::data(container)), size_(std::size(container)) {}
+
+    // A span<T> is a span<const T>.
+    template <class U, class = std::enable_if_t<std::is_convertible_v<U *, T *>>>
+    constexpr span(span<U> other) noexcept : data_(other.data()), size_(other.size()) {}
+
+    constexpr T *data() const noexcept { return data_; }
+    constexpr std::size_t size() const noexcept { return size_; }
+    constexpr bool empty() const noexcept { return size_ == 0; }
+    constexpr T *begin() const noexcept { return data_; }
+    constexpr T *end() const noexcept { return data_ + size_; }
+    constexpr T &operator[](std::size_t i) const noexcept { return data_[i]; }
+
+    // The `count` elements from `offset` on; clamped to the span.
+    constexpr span subspan(std::size_t offset, std::size_t count = SIZE_MAX) const noexcept {
+        offset = offset < size_ ? offset : size_;
+        std::size_t rest = size_ - offset;
+        return span(data_ + offset, count < rest ? count : rest);
+    }
+
+private:
+    T *data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+// What the C API refused, with its status and message.
+class error : public std::runtime_error {
+public:
+    explicit error(jumpshard_status status)
+        : std::runtime_error(jumpshard_status_message(status)), status_(status) {}
+
+    jumpshard_status status() const noexcept { return status_; }
+
+private:
+    jumpshard_status status_;
+};
+
+namespace detail {
+inline void check(jumpshard_status status) {
+    if (status != JUMPSHARD_OK) throw error(status);
+}
+
+inline void check_sizes(span<const std::uint64_t> keys, span<std::int32_t> out) {
+    if (keys.size() != out.size()) {
+        throw std::invalid_argument("jumpshard: " + std::to_string(out.size()) +
+                                    " outputs for " + std::to_string(keys.size()) + " keys");
+    }
+}
+}  // namespace detail
+
+// The bucket of `key` among `num_buckets` (Figure 1). Throws
+// jumpshard::error for num_buckets <= 0, where Figure 1 returns -1.
+inline std::int32_t bucket(std::uint64_t key, std::int32_t num_buckets) {
+    if (num_buckets <= 0) throw error(JUMPSHARD_ERROR_INVALID_BUCKET_COUNT);
+    return jumpshard_bucket(key, num_buckets);
+}
+
+// The bucket of each key into `out` (same size), on the calling thread.
+inline void batch(span<const std::uint64_t> keys, std::int32_t num_buckets,
+                  span<std::int32_t> out) {
+    detail::check_sizes(keys, out);
+    detail::check(jumpshard_batch(keys.data(), keys.size(), num_buckets, out.data()));
+}
+
+// The bucket of each key, in a new vector.
+inline std::vector<std::int32_t> batch(span<const std::uint64_t> keys, std::int32_t num_buckets) {
+    std::vector<std::int32_t> out(keys.size());
+    batch(keys, num_buckets, out);
+    return out;
+}
+
+// batch() on up to `threads` threads of the library's pool (0: one per
+// core); the results are identical.
+inline void batch_parallel(span<const std::uint64_t> keys, std::int32_t num_buckets,
+                           span<std::int32_t> out, std::size_t threads = 0) {
+    detail::check_sizes(keys, out);
+    detail::check(
+        jumpshard_batch_parallel(keys.data(), keys.size(), num_buckets, out.data(), threads));
+}
+
+inline std::vector<std::int32_t> batch_parallel(span<const std::uint64_t> keys,
+                                                std::int32_t num_buckets, std::size_t threads = 0) {
+    std::vector<std::int32_t> out(keys.size());
+    batch_parallel(keys, num_buckets, out, threads);
+    return out;
+}
+
+// The kernel the batch functions use: "scalar", "avx2", "avx512" or "neon".
+inline std::string_view kernel_name() noexcept { return jumpshard_kernel_name(); }
+
+// Makes later batches use the kernel `name`; throws jumpshard::error
+// (unknown or unsupported kernel) and changes nothing on error.
+inline void set_kernel(const std::string &name) {
+    detail::check(jumpshard_set_kernel(name.c_str()));
+}
+
+// The version of the library loaded at run time ("MAJOR.MINOR.PATCH");
+// JUMPSHARD_VERSION is the header's.
+inline std::string_view version() noexcept { return jumpshard_version(); }
+
+}  // namespace jumpshard
+
+#endif  // JUMPSHARD_HPP

@@ -1,0 +1,147 @@
+// Tests of the C++ wrapper (jumpshard.hpp) against the C API underneath.
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "jumpshard.hpp"
+
+namespace {
+
+int passed = 0, failed = 0;
+
+#define CHECK(cond)                                                              \
+    do {                                                                         \
+        if (!(cond)) {                                                           \
+            std::fprintf(stderr, "  %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, \
+                         #cond);                                                 \
+            ok = false;                                                          \
+        }                                                                        \
+    } while (0)
+
+template <class F>
+void run(const char *name, F test) {
+    bool ok = true;
+    try {
+        test(ok);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "  unexpected exception: %s\n", e.what());
+        ok = false;
+    }
+    std::printf("%s %s\n", ok ? "ok  " : "FAIL", name);
+    (ok ? passed : failed)++;
+}
+
+// Expects `f` to throw jumpshard::error with `status`.
+template <class F>
+bool throws_status(F f, jumpshard_status status) {
+    try {
+        f();
+    } catch (const jumpshard::error &e) {
+        return e.status() == status && std::string(e.what()) == jumpshard_status_message(status);
+    }
+    return false;
+}
+
+std::vector<std::uint64_t> some_keys(std::size_t n) {
+    std::vector<std::uint64_t> keys(n);
+    std::uint64_t x = 1;
+    for (auto &k : keys) k = (x = x * 6364136223846793005ULL + 1442695040888963407ULL);
+    return keys;
+}
+
+}  // namespace
+
+int main() {
+    const auto keys = some_keys(5000);
+
+    run("bucket", [&](bool &ok) {
+        for (std::int32_t n : {1, 2, 12, 1000, INT32_MAX}) {
+            for (auto k : keys) CHECK(jumpshard::bucket(k, n) == jumpshard_bucket(k, n));
+        }
+        CHECK(jumpshard::bucket(1253737204188795044ULL, 100) == 86);
+        CHECK(throws_status([] { jumpshard::bucket(1, 0); }, JUMPSHARD_ERROR_INVALID_BUCKET_COUNT));
+        CHECK(throws_status([] { jumpshard::bucket(1, -7); }, JUMPSHARD_ERROR_INVALID_BUCKET_COUNT));
+    });
+
+    run("batch_overloads", [&](bool &ok) {
+        std::vector<std::int32_t> got = jumpshard::batch(keys, 1000);
+        CHECK(got.size() == keys.size());
+        for (std::size_t i = 0; i < keys.size(); i++) CHECK(got[i] == jumpshard_bucket(keys[i], 1000));
+
+        std::array<std::int32_t, 7> arr{};
+        jumpshard::batch(jumpshard::span<const std::uint64_t>(keys.data() + 3, 7), 1000, arr);
+        for (std::size_t i = 0; i < 7; i++) CHECK(arr[i] == got[3 + i]);
+
+        std::uint64_t c_keys[3] = {keys[0], keys[1], keys[2]};
+        std::int32_t c_out[3];
+        jumpshard::batch(c_keys, 1000, c_out);
+        for (std::size_t i = 0; i < 3; i++) CHECK(c_out[i] == got[i]);
+
+        jumpshard::span<const std::uint64_t> all(keys);
+        std::vector<std::int32_t> tail(10);
+        jumpshard::batch(all.subspan(keys.size() - 10), 1000, tail);
+        for (std::size_t i = 0; i < 10; i++) CHECK(tail[i] == got[keys.size() - 10 + i]);
+
+        CHECK(jumpshard::batch(jumpshard::span<const std::uint64_t>(), 10).empty());
+    });
+
+    run("batch_parallel_is_identical", [&](bool &ok) {
+        auto big = some_keys(200000);
+        auto one = jumpshard::batch(big, 65536);
+        for (std::size_t threads : {0, 1, 2, 5}) {
+            CHECK(jumpshard::batch_parallel(big, 65536, threads) == one);
+        }
+        std::vector<std::int32_t> into(big.size());
+        jumpshard::batch_parallel(big, 65536, into);
+        CHECK(into == one);
+    });
+
+    run("errors_throw_and_leave_output_untouched", [&](bool &ok) {
+        std::vector<std::int32_t> out(keys.size(), -5);
+        CHECK(throws_status([&] { jumpshard::batch(keys, 0, out); },
+                            JUMPSHARD_ERROR_INVALID_BUCKET_COUNT));
+        CHECK(throws_status([&] { jumpshard::batch_parallel(keys, -1, out, 2); },
+                            JUMPSHARD_ERROR_INVALID_BUCKET_COUNT));
+        std::vector<std::int32_t> short_out(keys.size() - 1, -5);
+        bool threw = false;
+        try {
+            jumpshard::batch(keys, 10, short_out);
+        } catch (const std::invalid_argument &) {
+            threw = true;
+        }
+        CHECK(threw);
+        jumpshard::span<const std::uint64_t> null_keys(nullptr, 4);
+        jumpshard::span<std::int32_t> four(out.data(), 4);
+        CHECK(throws_status([&] { jumpshard::batch(null_keys, 10, four); },
+                            JUMPSHARD_ERROR_NULL_POINTER));
+        for (auto b : out) CHECK(b == -5);
+        for (auto b : short_out) CHECK(b == -5);
+    });
+
+    run("kernels", [&](bool &ok) {
+        std::string before(jumpshard::kernel_name());
+        std::vector<std::int32_t> expected(keys.size());
+        for (std::size_t i = 0; i < keys.size(); i++) expected[i] = jumpshard_bucket(keys[i], 777);
+        CHECK(throws_status([] { jumpshard::set_kernel("sse9"); }, JUMPSHARD_ERROR_UNKNOWN_KERNEL));
+        CHECK(jumpshard::kernel_name() == before);
+        for (const char *name : {"scalar", "avx2", "avx512", "neon"}) {
+            try {
+                jumpshard::set_kernel(name);
+                CHECK(jumpshard::kernel_name() == name);
+                CHECK(jumpshard::batch(keys, 777) == expected);
+            } catch (const jumpshard::error &e) {
+                CHECK(e.status() == JUMPSHARD_ERROR_UNSUPPORTED_KERNEL);
+            }
+        }
+        jumpshard::set_kernel(before);
+    });
+
+    run("version", [&](bool &ok) { CHECK(jumpshard::version() == JUMPSHARD_VERSION); });
+
+    std::printf("test_jumpshard_cpp: %d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,113 @@
+//! Turning C (pointer, length) pairs into slices, refusing every pair that
+//! cannot be a valid buffer before any slice exists.
+
+use core::mem::{align_of, size_of};
+
+use super::status::jumpshard_status::{
+    self, JUMPSHARD_ERROR_INVALID_LENGTH, JUMPSHARD_ERROR_MISALIGNED_POINTER,
+    JUMPSHARD_ERROR_NULL_POINTER, JUMPSHARD_ERROR_OVERLAPPING_BUFFERS,
+};
+
+/// The address range `len` elements of `T` at `ptr` would cover, once the
+/// checks that need no dereference pass: `None` for an empty buffer (any
+/// pointer, NULL included, is fine then).
+fn span<T>(ptr: *const T, len: usize) -> Result<Option<(usize, usize)>, jumpshard_status> {
+    if len == 0 {
+        return Ok(None);
+    }
+    if ptr.is_null() {
+        return Err(JUMPSHARD_ERROR_NULL_POINTER);
+    }
+    if !ptr.is_aligned() {
+        return Err(JUMPSHARD_ERROR_MISALIGNED_POINTER);
+    }
+    // `slice::from_raw_parts` requires at most isize::MAX bytes, within
+    // one allocation, which cannot wrap around the address space.
+    let start = ptr as usize;
+    let end = len
+        .checked_mul(size_of::<T>())
+        .filter(|&bytes| bytes <= isize::MAX as usize)
+        .and_then(|bytes| start.checked_add(bytes))
+        .ok_or(JUMPSHARD_ERROR_INVALID_LENGTH)?;
+    Ok(Some((start, end)))
+}
+
+// `out` arrives as `int32_t *` and is written as `u32`: one layout.
+const _: () =
+    assert!(size_of::<u32>() == size_of::<i32>() && align_of::<u32>() == align_of::<i32>());
+
+/// Checked `keys` and `out` buffers of `len` elements each.
+pub(super) struct Buffers<'a> {
+    pub(super) keys: &'a [u64],
+    pub(super) out: &'a mut [u32],
+}
+
+impl<'a> Buffers<'a> {
+    /// Checks `keys`, then `out`, then that they are disjoint, and only then
+    /// makes the slices.
+    ///
+    /// # Safety
+    /// When the checks pass and `len > 0`, `keys` must point to `len`
+    /// readable `uint64_t` and `out` to `len` writable `int32_t`, neither
+    /// written by anyone else during `'a`. This is the C caller's contract,
+    /// which no check can verify.
+    pub(super) unsafe fn new(
+        keys: *const u64,
+        out: *mut i32,
+        len: usize,
+    ) -> Result<Buffers<'a>, jumpshard_status> {
+        // u32 and i32 have one layout; results below 2^31 read the same.
+        let out = out.cast::<u32>();
+        let (Some(k), Some(o)) = (span(keys, len)?, span(out.cast_const(), len)?) else {
+            return Ok(Buffers {
+                keys: &[],
+                out: &mut [],
+            });
+        };
+        if k.0 < o.1 && o.0 < k.1 {
+            return Err(JUMPSHARD_ERROR_OVERLAPPING_BUFFERS);
+        }
+        // SAFETY: `span` checked that `keys` is non-NULL, aligned and that
+        // `len` u64 fit in isize::MAX bytes without wrapping; the caller
+        // promises they are readable and not written during 'a.
+        let keys = unsafe { core::slice::from_raw_parts(keys, len) };
+        // SAFETY: as above for `out`, which the caller promises is writable
+        // and which, being disjoint from `keys`, aliases no other reference.
+        let out = unsafe { core::slice::from_raw_parts_mut(out, len) };
+        Ok(Buffers { keys, out })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pointer that is only an address: `span` never dereferences.
+    fn addr(address: usize) -> *const u64 {
+        core::ptr::without_provenance(address)
+    }
+
+    #[test]
+    fn empty_buffers_accept_any_pointer() {
+        assert_eq!(span::<u64>(core::ptr::null(), 0), Ok(None));
+        assert_eq!(span(addr(3), 0), Ok(None));
+    }
+
+    #[test]
+    fn bad_spans_are_refused_in_order() {
+        assert_eq!(
+            span::<u64>(core::ptr::null(), 1),
+            Err(JUMPSHARD_ERROR_NULL_POINTER)
+        );
+        assert_eq!(span(addr(4), 1), Err(JUMPSHARD_ERROR_MISALIGNED_POINTER));
+        let huge = isize::MAX as usize / 8 + 1;
+        assert_eq!(span(addr(8), huge), Err(JUMPSHARD_ERROR_INVALID_LENGTH));
+        assert_eq!(span(addr(8), huge - 1), Ok(Some((8, 8 + (huge - 1) * 8))));
+        let near_top = usize::MAX - 15;
+        assert_eq!(span(addr(near_top), 2), Err(JUMPSHARD_ERROR_INVALID_LENGTH));
+        assert_eq!(
+            span(addr(near_top), 1),
+            Ok(Some((near_top, usize::MAX - 7)))
+        );
+    }
+}

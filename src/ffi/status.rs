@@ -1,0 +1,139 @@
+//! The status codes, their messages, and how library errors map onto them.
+
+use core::ffi::{c_char, CStr};
+
+use super::guard::guard;
+use crate::Error;
+
+/// What every fallible function returns: `JUMPSHARD_OK` (0) on success,
+/// otherwise one code per kind of error. The values are part of the ABI:
+/// new codes may be added, existing ones never change.
+/// `jumpshard_status_message` describes any code.
+#[allow(non_camel_case_types)] // the C names, as C users spell them
+#[repr(i32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum jumpshard_status {
+    /// Success: the outputs are written.
+    JUMPSHARD_OK = 0,
+    /// A pointer was NULL where the call needs memory: a buffer with
+    /// `len > 0`, or a string.
+    JUMPSHARD_ERROR_NULL_POINTER = 1,
+    /// `num_buckets` is outside 1..INT32_MAX; Figure 1 has no bucket for it.
+    JUMPSHARD_ERROR_INVALID_BUCKET_COUNT = 2,
+    /// The kernel name is not one of "scalar", "avx2", "avx512", "neon"
+    /// (or is not valid UTF-8).
+    JUMPSHARD_ERROR_UNKNOWN_KERNEL = 3,
+    /// The kernel is known, but this CPU cannot run it.
+    JUMPSHARD_ERROR_UNSUPPORTED_KERNEL = 4,
+    /// A Rust panic was caught at the boundary; it is a bug in jumpshard.
+    /// The process is intact, but an output buffer's contents are
+    /// unspecified after this status.
+    JUMPSHARD_ERROR_PANIC = 5,
+    /// A buffer pointer is not aligned for its element type (8 bytes for
+    /// `uint64_t`, 4 for `int32_t`).
+    JUMPSHARD_ERROR_MISALIGNED_POINTER = 6,
+    /// `len` elements cannot fit in the address space from that pointer
+    /// (more than PTRDIFF_MAX bytes, or past the end of memory).
+    JUMPSHARD_ERROR_INVALID_LENGTH = 7,
+    /// The `keys` and `out` buffers overlap.
+    JUMPSHARD_ERROR_OVERLAPPING_BUFFERS = 8,
+}
+
+impl jumpshard_status {
+    /// Every status, in code order.
+    const ALL: [jumpshard_status; 9] = [
+        jumpshard_status::JUMPSHARD_OK,
+        jumpshard_status::JUMPSHARD_ERROR_NULL_POINTER,
+        jumpshard_status::JUMPSHARD_ERROR_INVALID_BUCKET_COUNT,
+        jumpshard_status::JUMPSHARD_ERROR_UNKNOWN_KERNEL,
+        jumpshard_status::JUMPSHARD_ERROR_UNSUPPORTED_KERNEL,
+        jumpshard_status::JUMPSHARD_ERROR_PANIC,
+        jumpshard_status::JUMPSHARD_ERROR_MISALIGNED_POINTER,
+        jumpshard_status::JUMPSHARD_ERROR_INVALID_LENGTH,
+        jumpshard_status::JUMPSHARD_ERROR_OVERLAPPING_BUFFERS,
+    ];
+
+    /// The status with this code; C may pass any `int32_t`, so this is how
+    /// a code coming in from C becomes an enum value without undefined
+    /// behaviour.
+    fn from_code(code: i32) -> Option<jumpshard_status> {
+        jumpshard_status::ALL
+            .into_iter()
+            .find(|&status| status as i32 == code)
+    }
+
+    fn message(self) -> &'static CStr {
+        use jumpshard_status::*;
+        match self {
+            JUMPSHARD_OK => c"success",
+            JUMPSHARD_ERROR_NULL_POINTER => c"a required pointer argument is NULL",
+            JUMPSHARD_ERROR_INVALID_BUCKET_COUNT => {
+                c"invalid bucket count: it must be between 1 and 2147483647"
+            }
+            JUMPSHARD_ERROR_UNKNOWN_KERNEL => {
+                c"unknown kernel name: expected one of scalar, avx2, avx512, neon"
+            }
+            JUMPSHARD_ERROR_UNSUPPORTED_KERNEL => c"the kernel is not supported by this CPU",
+            JUMPSHARD_ERROR_PANIC => c"internal error: a panic was caught inside jumpshard",
+            JUMPSHARD_ERROR_MISALIGNED_POINTER => {
+                c"a buffer pointer is not aligned for its element type"
+            }
+            JUMPSHARD_ERROR_INVALID_LENGTH => {
+                c"the length is larger than any buffer at that address can be"
+            }
+            JUMPSHARD_ERROR_OVERLAPPING_BUFFERS => c"the keys and out buffers overlap",
+        }
+    }
+
+    /// The status for a library error.
+    pub(super) fn of(error: &Error) -> jumpshard_status {
+        match error {
+            Error::InvalidBucketCount { .. } => {
+                jumpshard_status::JUMPSHARD_ERROR_INVALID_BUCKET_COUNT
+            }
+            Error::LengthMismatch { .. } => jumpshard_status::JUMPSHARD_ERROR_INVALID_LENGTH,
+            Error::UnknownKernel { .. } => jumpshard_status::JUMPSHARD_ERROR_UNKNOWN_KERNEL,
+            Error::UnsupportedKernel { .. } => jumpshard_status::JUMPSHARD_ERROR_UNSUPPORTED_KERNEL,
+        }
+    }
+}
+
+/// A static, NUL-terminated English description of `status`, for any value
+/// (codes this version does not know get a generic message). Never NULL;
+/// the caller must not free it.
+#[no_mangle]
+pub extern "C" fn jumpshard_status_message(status: i32) -> *const c_char {
+    const UNKNOWN: &CStr = c"unknown jumpshard status code";
+    guard(UNKNOWN.as_ptr(), || {
+        jumpshard_status::from_code(status)
+            .map_or(UNKNOWN, jumpshard_status::message)
+            .as_ptr()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip_and_are_dense() {
+        for (code, status) in jumpshard_status::ALL.into_iter().enumerate() {
+            assert_eq!(status as i32, code as i32);
+            assert_eq!(jumpshard_status::from_code(code as i32), Some(status));
+        }
+        let past_end = jumpshard_status::ALL.len() as i32;
+        for code in [-1, past_end, i32::MIN, i32::MAX] {
+            assert_eq!(jumpshard_status::from_code(code), None);
+        }
+    }
+
+    #[test]
+    fn every_status_has_its_own_message() {
+        let mut seen: Vec<&CStr> = jumpshard_status::ALL
+            .map(jumpshard_status::message)
+            .to_vec();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), jumpshard_status::ALL.len());
+    }
+}

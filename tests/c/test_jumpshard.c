@@ -1,0 +1,451 @@
+/*
+ * The C ABI as a C program sees it, through include/jumpshard.h only.
+ *
+ * Every result is held against this file's own copy of Figure 1, on every
+ * kernel this CPU runs (forced in turn with jumpshard_set_kernel), for every
+ * tail length 0..70 at shifted buffer starts, for the golden vectors, and on
+ * many threads at once. Every bad argument must get its own status and leave
+ * the output untouched. Built with -fsanitize=address,undefined against
+ * libjumpshard.a, and run under valgrind against libjumpshard.so.
+ *
+ * Usage: test_jumpshard [GOLDEN_FILE]   (default testdata/golden.txt)
+ * JUMPSHARD_REQUIRE_KERNELS=scalar,avx2 makes a kernel this CPU cannot run
+ * a failure instead of a skip.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jumpshard.h"
+
+/* Figure 1 of Lamping and Veach, in C: the casts are the paper's C++
+ * functional casts, and storing into the int64_t j truncates as there. */
+static int32_t figure1(uint64_t key, int32_t num_buckets) {
+    int64_t b = -1, j = 0;
+    while (j < num_buckets) {
+        b = j;
+        key = key * 2862933555777941757ULL + 1;
+        j = (b + 1) * ((double)(1LL << 31) / (double)((key >> 33) + 1));
+    }
+    return (int32_t)b;
+}
+
+static int passed, failed;
+static bool current_failed;
+static int current_reports;
+static const char *current;
+
+/* Records a failure of the current test; the first few are printed. */
+#define CHECK(cond, ...)                                                      \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            if (!current_failed) fprintf(stderr, "FAIL %s\n", current);       \
+            current_failed = true;                                            \
+            if (current_reports++ < 20) {                                     \
+                fprintf(stderr, "  %s:%d: %s: ", __FILE__, __LINE__, #cond);  \
+                fprintf(stderr, __VA_ARGS__);                                 \
+                fputc('\n', stderr);                                          \
+            }                                                                 \
+        }                                                                     \
+    } while (0)
+
+static void run(const char *name, void (*test)(void)) {
+    current = name;
+    current_failed = false;
+    current_reports = 0;
+    test();
+    if (current_failed) {
+        failed++;
+    } else {
+        passed++;
+        printf("ok   %s\n", name);
+    }
+}
+
+static const char *const KERNELS[] = {"scalar", "avx2", "avx512", "neon"};
+#define N_KERNELS (sizeof KERNELS / sizeof KERNELS[0])
+
+static const int32_t COUNTS[] = {1, 2, 3, 10, 12, 100, 1000, 65535, 65536,
+                                 1000000, (1 << 24) + 1, 2147483646, 2147483647};
+#define N_COUNTS (sizeof COUNTS / sizeof COUNTS[0])
+
+static uint64_t splitmix64(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* Mixed keys with the 64-bit edges among them. */
+static void fill_keys(uint64_t *keys, size_t len, uint64_t seed) {
+    static const uint64_t edges[] = {0, 1, 2, UINT64_MAX, UINT64_MAX - 1,
+                                     1ULL << 63, (1ULL << 63) - 1};
+    for (size_t i = 0; i < len; i++) {
+        keys[i] = i < sizeof edges / sizeof edges[0] ? edges[i] : splitmix64(&seed);
+    }
+}
+
+static bool required(const char *kernel) {
+    const char *list = getenv("JUMPSHARD_REQUIRE_KERNELS");
+    if (list == NULL) return false;
+    size_t n = strlen(kernel);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, kernel, n) == 0) return true;
+        p += len + (end != NULL);
+    }
+    return false;
+}
+
+/* Forces `kernel`; false when this CPU cannot run it (a failure when it
+ * is required). */
+static bool use_kernel(const char *kernel) {
+    jumpshard_status status = jumpshard_set_kernel(kernel);
+    if (status == JUMPSHARD_ERROR_UNSUPPORTED_KERNEL) {
+        CHECK(!required(kernel), "required kernel %s is not supported here", kernel);
+        return false;
+    }
+    CHECK(status == JUMPSHARD_OK, "set_kernel(%s) = %d", kernel, (int)status);
+    CHECK(strcmp(jumpshard_kernel_name(), kernel) == 0, "kernel_name() = %s after setting %s",
+          jumpshard_kernel_name(), kernel);
+    return status == JUMPSHARD_OK;
+}
+
+static void test_bucket_is_figure1(void) {
+    uint64_t seed = 1;
+    for (int i = 0; i < 2000; i++) {
+        uint64_t key = i < 3 ? (uint64_t)i : splitmix64(&seed);
+        for (size_t c = 0; c < N_COUNTS; c++) {
+            int32_t got = jumpshard_bucket(key, COUNTS[c]);
+            CHECK(got == figure1(key, COUNTS[c]), "key %" PRIu64 " n %d: %d", key, COUNTS[c], got);
+        }
+    }
+    const int32_t bad[] = {0, -1, -1000, INT32_MIN};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK(jumpshard_bucket(42, bad[i]) == -1, "n %d", bad[i]);
+        CHECK(figure1(42, bad[i]) == -1, "Figure 1 itself returns -1 for n %d", bad[i]);
+    }
+}
+
+enum { MAX_TAIL = 70, MAX_SHIFT = 7, GUARD = 4 };
+#define CANARY ((int32_t)0x5A5A5A5A)
+
+/* Every length 0..MAX_TAIL, keys and out each starting 0..MAX_SHIFT
+ * elements into their buffers, so SIMD kernels meet every tail and every
+ * alignment above the natural one; the cells around the output must stay
+ * untouched. */
+static void tails_and_shifts(const char *kernel) {
+    uint64_t keys[MAX_TAIL + MAX_SHIFT];
+    int32_t out[GUARD + MAX_SHIFT + MAX_TAIL + GUARD];
+    fill_keys(keys, MAX_TAIL + MAX_SHIFT, 7);
+    for (size_t c = 0; c < N_COUNTS; c++) {
+        int32_t n = COUNTS[c];
+        for (size_t len = 0; len <= MAX_TAIL; len++) {
+            for (size_t shift = 0; shift <= MAX_SHIFT; shift++) {
+                const uint64_t *k = keys + shift;
+                size_t out_shift = (shift * 3) % (MAX_SHIFT + 1);
+                int32_t *o = out + GUARD + out_shift;
+                for (size_t i = 0; i < sizeof out / sizeof out[0]; i++) out[i] = CANARY;
+                jumpshard_status status = jumpshard_batch(k, len, n, o);
+                CHECK(status == JUMPSHARD_OK, "%s len %zu: status %d", kernel, len, (int)status);
+                for (size_t i = 0; i < len; i++) {
+                    int32_t want = figure1(k[i], n);
+                    CHECK(o[i] == want, "%s n %d len %zu shift %zu key %" PRIu64 ": %d, want %d",
+                          kernel, n, len, shift, k[i], o[i], want);
+                }
+                for (int32_t *p = out; p < o; p++) CHECK(*p == CANARY, "%s: wrote before out", kernel);
+                for (int32_t *p = o + len; p < out + sizeof out / sizeof out[0]; p++) {
+                    CHECK(*p == CANARY, "%s: wrote past out[len-1] (len %zu)", kernel, len);
+                }
+            }
+        }
+    }
+}
+
+typedef struct {
+    uint64_t key;
+    int32_t n, bucket;
+} golden;
+
+static golden *goldens;
+static size_t n_goldens;
+static const char *golden_path = "testdata/golden.txt";
+
+static void load_golden(void) {
+    FILE *f = fopen(golden_path, "r");
+    if (f == NULL) {
+        fprintf(stderr, "cannot open %s\n", golden_path);
+        exit(2);
+    }
+    char line[256];
+    size_t cap = 0;
+    while (fgets(line, sizeof line, f)) {
+        golden g;
+        /* Only `u64 KEY N BUCKET` lines; comments and other kinds are skipped. */
+        if (strncmp(line, "u64 ", 4) != 0) continue;
+        if (sscanf(line + 4, "%" SCNu64 " %" SCNd32 " %" SCNd32, &g.key, &g.n, &g.bucket) != 3) {
+            fprintf(stderr, "malformed golden line: %s", line);
+            exit(2);
+        }
+        if (n_goldens == cap) {
+            cap = cap ? 2 * cap : 256;
+            golden *grown = realloc(goldens, cap * sizeof *goldens);
+            if (grown == NULL) exit(2);
+            goldens = grown;
+        }
+        goldens[n_goldens++] = g;
+    }
+    fclose(f);
+}
+
+/* Each golden key fills a batch long enough for the SIMD main loop and a
+ * tail, so both paths of every kernel see it. */
+static void golden_vectors(const char *kernel) {
+    enum { COPIES = 67 };
+    uint64_t keys[COPIES];
+    int32_t out[COPIES];
+    CHECK(n_goldens > 100, "only %zu golden vectors in %s", n_goldens, golden_path);
+    for (size_t g = 0; g < n_goldens; g++) {
+        const golden *v = &goldens[g];
+        CHECK(figure1(v->key, v->n) == v->bucket, "this file's Figure 1 disagrees on %" PRIu64,
+              v->key);
+        CHECK(jumpshard_bucket(v->key, v->n) == v->bucket, "bucket(%" PRIu64 ", %d)", v->key, v->n);
+        for (size_t i = 0; i < COPIES; i++) keys[i] = v->key;
+        CHECK(jumpshard_batch(keys, COPIES, v->n, out) == JUMPSHARD_OK, "%s", kernel);
+        for (size_t i = 0; i < COPIES; i++) {
+            CHECK(out[i] == v->bucket, "%s key %" PRIu64 " n %d: [%zu] = %d, want %d", kernel,
+                  v->key, v->n, i, out[i], v->bucket);
+        }
+    }
+}
+
+/* batch_parallel gives exactly batch's results, whatever the thread count. */
+static void parallel_matches(const char *kernel) {
+    enum { LEN = 100003 };
+    uint64_t *keys = malloc(LEN * sizeof *keys);
+    int32_t *one = malloc(LEN * sizeof *one);
+    int32_t *many = malloc(LEN * sizeof *many);
+    if (!keys || !one || !many) exit(2);
+    fill_keys(keys, LEN, 99);
+    const size_t threads[] = {0, 1, 2, 3, 64};
+    for (size_t c = 0; c < N_COUNTS; c += 3) {
+        CHECK(jumpshard_batch(keys, LEN, COUNTS[c], one) == JUMPSHARD_OK, "%s", kernel);
+        for (size_t i = 0; i < LEN; i += 997) {
+            CHECK(one[i] == figure1(keys[i], COUNTS[c]), "%s [%zu]", kernel, i);
+        }
+        for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+            memset(many, 0xA5, LEN * sizeof *many);
+            jumpshard_status s = jumpshard_batch_parallel(keys, LEN, COUNTS[c], many, threads[t]);
+            CHECK(s == JUMPSHARD_OK, "%s threads %zu: %d", kernel, threads[t], (int)s);
+            CHECK(memcmp(one, many, LEN * sizeof *one) == 0, "%s threads %zu differ", kernel,
+                  threads[t]);
+        }
+    }
+    free(keys);
+    free(one);
+    free(many);
+}
+
+static void test_every_kernel(void) {
+    for (size_t i = 0; i < N_KERNELS; i++) {
+        if (!use_kernel(KERNELS[i])) {
+            if (!current_failed) printf("skip %s kernel: not supported by this CPU\n", KERNELS[i]);
+            continue;
+        }
+        tails_and_shifts(KERNELS[i]);
+        golden_vectors(KERNELS[i]);
+        parallel_matches(KERNELS[i]);
+    }
+}
+
+typedef jumpshard_status (*batch_fn)(const uint64_t *, size_t, int32_t, int32_t *);
+
+static jumpshard_status parallel_two(const uint64_t *k, size_t len, int32_t n, int32_t *o) {
+    return jumpshard_batch_parallel(k, len, n, o, 2);
+}
+
+static bool untouched(const int32_t *out, size_t len) {
+    for (size_t i = 0; i < len; i++) {
+        if (out[i] != CANARY) return false;
+    }
+    return true;
+}
+
+/* Each bad argument gets its own status and leaves out untouched, in both
+ * batch functions. */
+static void test_bad_arguments(void) {
+    const batch_fn fns[] = {jumpshard_batch, parallel_two};
+    enum { LEN = 16 };
+    uint64_t keys[LEN + 1];
+    int32_t out[LEN + 1];
+    fill_keys(keys, LEN + 1, 3);
+    for (size_t f = 0; f < 2; f++) {
+        batch_fn batch = fns[f];
+#define REFUSED(want, call)                                                        \
+    do {                                                                           \
+        for (size_t i = 0; i < LEN + 1; i++) out[i] = CANARY;                      \
+        jumpshard_status got = (call);                                             \
+        CHECK(got == (want), "fn %zu: %s = %d (%s), want %s", f, #call, (int)got,  \
+              jumpshard_status_message(got), #want);                               \
+        CHECK(untouched(out, LEN + 1), "fn %zu: %s wrote its output", f, #call);   \
+    } while (0)
+        const int32_t bad_counts[] = {0, -1, INT32_MIN};
+        for (size_t i = 0; i < 3; i++) {
+            REFUSED(JUMPSHARD_ERROR_INVALID_BUCKET_COUNT, batch(keys, LEN, bad_counts[i], out));
+            REFUSED(JUMPSHARD_ERROR_INVALID_BUCKET_COUNT, batch(NULL, 0, bad_counts[i], NULL));
+        }
+        REFUSED(JUMPSHARD_ERROR_NULL_POINTER, batch(NULL, LEN, 10, out));
+        REFUSED(JUMPSHARD_ERROR_NULL_POINTER, batch(keys, LEN, 10, NULL));
+
+        /* Misaligned pointers, made from addresses: never dereferenced here. */
+        const uint64_t *odd_keys = (const uint64_t *)((uintptr_t)keys + 4);
+        int32_t *odd_out = (int32_t *)((uintptr_t)out + 2);
+        REFUSED(JUMPSHARD_ERROR_MISALIGNED_POINTER, batch(odd_keys, LEN - 1, 10, out));
+        REFUSED(JUMPSHARD_ERROR_MISALIGNED_POINTER, batch(keys, LEN - 1, 10, odd_out));
+
+        REFUSED(JUMPSHARD_ERROR_INVALID_LENGTH, batch(keys, (size_t)PTRDIFF_MAX / 8 + 1, 10, out));
+        REFUSED(JUMPSHARD_ERROR_INVALID_LENGTH, batch(keys, SIZE_MAX, 10, out));
+
+        /* out inside keys. */
+        uint64_t shared[LEN];
+        memset(shared, 0, sizeof shared);
+        for (size_t i = 0; i < LEN + 1; i++) out[i] = CANARY;
+        jumpshard_status s = batch(shared, LEN, 10, (int32_t *)(void *)(shared + 1));
+        CHECK(s == JUMPSHARD_ERROR_OVERLAPPING_BUFFERS, "fn %zu: overlap gave %d", f, (int)s);
+        for (size_t i = 0; i < LEN; i++) CHECK(shared[i] == 0, "fn %zu: overlap was written", f);
+
+        /* Nothing to do: NULL is fine, and nothing is written. */
+        REFUSED(JUMPSHARD_OK, batch(NULL, 0, 10, NULL));
+        REFUSED(JUMPSHARD_OK, batch(NULL, 0, 10, out));
+        REFUSED(JUMPSHARD_OK, batch(keys, 0, 10, NULL));
+#undef REFUSED
+    }
+}
+
+static void test_kernel_refusals_change_nothing(void) {
+    const char *before = jumpshard_kernel_name();
+    struct {
+        const char *name;
+        jumpshard_status want;
+    } cases[] = {
+        {NULL, JUMPSHARD_ERROR_NULL_POINTER},
+        {"", JUMPSHARD_ERROR_UNKNOWN_KERNEL},
+        {"sse9", JUMPSHARD_ERROR_UNKNOWN_KERNEL},
+        {"Scalar", JUMPSHARD_ERROR_UNKNOWN_KERNEL},
+        {"scalar ", JUMPSHARD_ERROR_UNKNOWN_KERNEL},
+        {"sc\xff" "alar", JUMPSHARD_ERROR_UNKNOWN_KERNEL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        jumpshard_status got = jumpshard_set_kernel(cases[i].name);
+        CHECK(got == cases[i].want, "set_kernel(%s) = %d", cases[i].name ? cases[i].name : "NULL",
+              (int)got);
+        CHECK(strcmp(jumpshard_kernel_name(), before) == 0, "kernel changed to %s",
+              jumpshard_kernel_name());
+    }
+    for (size_t i = 0; i < N_KERNELS; i++) {
+        jumpshard_status got = jumpshard_set_kernel(KERNELS[i]);
+        if (got == JUMPSHARD_ERROR_UNSUPPORTED_KERNEL) {
+            CHECK(strcmp(jumpshard_kernel_name(), KERNELS[i]) != 0, "%s", KERNELS[i]);
+        } else {
+            CHECK(got == JUMPSHARD_OK, "%s: %d", KERNELS[i], (int)got);
+        }
+    }
+    CHECK(jumpshard_set_kernel(before) == JUMPSHARD_OK, "restoring %s", before);
+}
+
+static void test_status_messages(void) {
+    const jumpshard_status all[] = {
+        JUMPSHARD_OK,
+        JUMPSHARD_ERROR_NULL_POINTER,
+        JUMPSHARD_ERROR_INVALID_BUCKET_COUNT,
+        JUMPSHARD_ERROR_UNKNOWN_KERNEL,
+        JUMPSHARD_ERROR_UNSUPPORTED_KERNEL,
+        JUMPSHARD_ERROR_PANIC,
+        JUMPSHARD_ERROR_MISALIGNED_POINTER,
+        JUMPSHARD_ERROR_INVALID_LENGTH,
+        JUMPSHARD_ERROR_OVERLAPPING_BUFFERS,
+    };
+    enum { N = sizeof all / sizeof all[0] };
+    const char *unknown = jumpshard_status_message(-1);
+    CHECK(unknown != NULL && *unknown, "unknown code message");
+    for (size_t i = 0; i < N; i++) {
+        const char *m = jumpshard_status_message(all[i]);
+        CHECK(m != NULL && *m, "status %d has no message", (int)all[i]);
+        CHECK(strcmp(m, unknown) != 0, "status %d has the unknown-code message", (int)all[i]);
+        for (size_t j = 0; j < i; j++) {
+            CHECK(strcmp(m, jumpshard_status_message(all[j])) != 0, "statuses %d and %d share %s",
+                  (int)all[i], (int)all[j], m);
+        }
+    }
+    CHECK(JUMPSHARD_OK == 0, "JUMPSHARD_OK must be 0");
+    const int32_t odd[] = {N, 1000, INT32_MAX, INT32_MIN};
+    for (size_t i = 0; i < 4; i++) {
+        CHECK(strcmp(jumpshard_status_message(odd[i]), unknown) == 0, "code %d", odd[i]);
+    }
+}
+
+static void test_version(void) {
+    char macros[64];
+    snprintf(macros, sizeof macros, "%d.%d.%d", JUMPSHARD_VERSION_MAJOR, JUMPSHARD_VERSION_MINOR,
+             JUMPSHARD_VERSION_PATCH);
+    CHECK(strcmp(macros, JUMPSHARD_VERSION) == 0, "%s vs %s", macros, JUMPSHARD_VERSION);
+    CHECK(strcmp(jumpshard_version(), JUMPSHARD_VERSION) == 0,
+          "library %s, header " JUMPSHARD_VERSION, jumpshard_version());
+}
+
+/* Threads hash while the main thread switches kernels under them: every
+ * batch must still be exact, since every kernel gives the same answer. */
+enum { WORKERS = 4, ROUNDS = 60, WLEN = 1000 };
+
+static void *worker(void *arg) {
+    uint64_t keys[WLEN];
+    int32_t out[WLEN];
+    size_t bad = 0;
+    fill_keys(keys, WLEN, (uint64_t)(uintptr_t)arg);
+    for (int r = 0; r < ROUNDS; r++) {
+        int32_t n = COUNTS[r % N_COUNTS];
+        jumpshard_status s = (r % 2) ? jumpshard_batch(keys, WLEN, n, out)
+                                     : jumpshard_batch_parallel(keys, WLEN, n, out, 0);
+        if (s != JUMPSHARD_OK) bad++;
+        for (size_t i = 0; i < WLEN; i += 7) bad += out[i] != figure1(keys[i], n);
+        bad += strlen(jumpshard_kernel_name()) == 0;
+    }
+    return (void *)bad;
+}
+
+static void test_threads(void) {
+    const char *before = jumpshard_kernel_name();
+    pthread_t threads[WORKERS];
+    for (uintptr_t t = 0; t < WORKERS; t++) {
+        CHECK(pthread_create(&threads[t], NULL, worker, (void *)(t + 1)) == 0, "pthread_create");
+    }
+    for (int r = 0; r < 200; r++) (void)jumpshard_set_kernel(KERNELS[r % N_KERNELS]);
+    for (size_t t = 0; t < WORKERS; t++) {
+        void *bad;
+        pthread_join(threads[t], &bad);
+        CHECK(bad == NULL, "thread %zu saw %zu bad results", t, (size_t)(uintptr_t)bad);
+    }
+    CHECK(jumpshard_set_kernel(before) == JUMPSHARD_OK, "restoring %s", before);
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1) golden_path = argv[1];
+    load_golden();
+    printf("jumpshard %s, kernel %s, %zu golden vectors\n", jumpshard_version(),
+           jumpshard_kernel_name(), n_goldens);
+    run("bucket_is_figure1", test_bucket_is_figure1);
+    run("every_kernel", test_every_kernel);
+    run("bad_arguments", test_bad_arguments);
+    run("kernel_refusals_change_nothing", test_kernel_refusals_change_nothing);
+    run("status_messages", test_status_messages);
+    run("version", test_version);
+    run("threads", test_threads);
+    free(goldens);
+    printf("test_jumpshard: %d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
