@@ -16,8 +16,8 @@ use super::{lcg, long_keys};
 /// the division's latency) overlap.
 const GROUPS: usize = 4;
 
-/// Keys in flight: [`GROUPS`] vectors of two 64-bit lanes.
-pub(crate) const LANES: usize = 2 * GROUPS;
+/// 64-bit lanes per vector: keys in flight are `GROUPS * LANES`.
+pub(crate) const LANES: usize = 2;
 
 /// Figure 1's `double(1LL << 31)`.
 const TWO_POW_31: f64 = 2_147_483_648.0;
@@ -46,7 +46,7 @@ struct Lanes {
     /// Figure 1's first `b = j` with `j = 0`), as an integer-valued double.
     prev: float64x2_t,
     /// Where each lane's key sits in `keys` and its answer goes in `out`.
-    index: [usize; 2],
+    index: [usize; LANES],
     /// `N` in lanes holding a key; NaN in idle lanes (once the keys run
     /// out), so that they never finish: no ordered comparison with NaN
     /// holds, whatever an idle lane's `x` drifts to.
@@ -140,7 +140,7 @@ fn run<const S: usize>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
     let mut groups = [Lanes {
         state: vdupq_n_u64(0),
         prev: vdupq_n_f64(0.0),
-        index: [0; 2],
+        index: [0; LANES],
         limit: vdupq_n_f64(f64::from(num_buckets)),
     }; GROUPS];
     for lanes in &mut groups {
@@ -151,7 +151,7 @@ fn run<const S: usize>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
         done: vdupq_n_u64(0),
         answer: vdupq_n_f64(0.0),
     };
-    while feed.idle < LANES {
+    while feed.idle < GROUPS * LANES {
         let mut found = [none; GROUPS];
         let mut any = vdupq_n_u64(0);
         for (lanes, f) in groups.iter_mut().zip(&mut found) {
