@@ -5,6 +5,8 @@
 //! check first. That is what makes [`Kernel::batch`] safe to call on any
 //! kernel value, and it is the only place the arch modules are entered.
 
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+use crate::arch;
 use crate::{scalar, BucketCount, Error};
 
 /// An implementation of the batch loop: the portable scalar one, or one for
@@ -36,6 +38,10 @@ pub struct Kernel(Isa);
 #[repr(u8)]
 pub(crate) enum Isa {
     Scalar = 1,
+    #[cfg(target_arch = "x86_64")]
+    Avx2 = 2,
+    #[cfg(target_arch = "x86_64")]
+    Avx512 = 3,
     #[cfg(target_arch = "aarch64")]
     Neon = 4,
 }
@@ -57,14 +63,29 @@ impl Kernel {
         Kernel(Isa::Scalar)
     }
 
-    /// The AVX2 kernel, or `None` where the CPU (or the target) lacks AVX2.
+    /// The AVX2 kernel (4 lanes), or `None` where the CPU (or the target)
+    /// lacks AVX2, FMA or POPCNT.
     pub fn avx2() -> Option<Kernel> {
+        #[cfg(target_arch = "x86_64")]
+        if is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("fma")
+            && is_x86_feature_detected!("popcnt")
+        {
+            return Some(Kernel(Isa::Avx2));
+        }
         None
     }
 
-    /// The AVX-512 kernel, or `None` where the CPU (or the target) lacks
-    /// the AVX-512 subsets it uses.
+    /// The AVX-512 kernel (8 lanes), or `None` where the CPU (or the
+    /// target) lacks AVX-512F, AVX-512DQ or POPCNT.
     pub fn avx512() -> Option<Kernel> {
+        #[cfg(target_arch = "x86_64")]
+        if is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512dq")
+            && is_x86_feature_detected!("popcnt")
+        {
+            return Some(Kernel(Isa::Avx512));
+        }
         None
     }
 
@@ -123,6 +144,10 @@ impl Kernel {
     pub fn name(self) -> &'static str {
         match self.0 {
             Isa::Scalar => "scalar",
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => "avx512",
             #[cfg(target_arch = "aarch64")]
             Isa::Neon => "neon",
         }
@@ -132,8 +157,12 @@ impl Kernel {
     pub fn lanes(self) -> usize {
         match self.0 {
             Isa::Scalar => 1,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => 4,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => 8,
             #[cfg(target_arch = "aarch64")]
-            Isa::Neon => crate::arch::aarch64::neon::LANES,
+            Isa::Neon => arch::aarch64::neon::LANES,
         }
     }
 
@@ -156,12 +185,24 @@ impl Kernel {
         debug_assert_eq!(keys.len(), out.len());
         match self.0 {
             Isa::Scalar => scalar::batch(keys, num_buckets, out),
+            // SAFETY: a `Kernel(Isa::Avx2)` is only made by `Kernel::avx2`
+            // after detecting AVX2, FMA and POPCNT, the features the
+            // kernel enables; the lengths are equal and the count valid, as
+            // this function's contract says.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => unsafe { arch::x86_64::avx2::batch(keys, num_buckets, out) },
+            // SAFETY: a `Kernel(Isa::Avx512)` is only made by
+            // `Kernel::avx512` after detecting AVX-512F, AVX-512DQ and
+            // POPCNT, the features the kernel enables; the lengths are equal
+            // and the count valid, as this function's contract says.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => unsafe { arch::x86_64::avx512::batch(keys, num_buckets, out) },
             // SAFETY: a `Kernel(Isa::Neon)` is only made by `Kernel::neon`
             // after detecting NEON, the feature the kernel enables; the
             // lengths are equal and the count valid, as this function's
             // contract says.
             #[cfg(target_arch = "aarch64")]
-            Isa::Neon => unsafe { crate::arch::aarch64::neon::batch(keys, num_buckets, out) },
+            Isa::Neon => unsafe { arch::aarch64::neon::batch(keys, num_buckets, out) },
         }
     }
 
@@ -175,6 +216,10 @@ impl Kernel {
     pub(crate) fn from_id(id: u8) -> Option<Kernel> {
         match id {
             x if x == Isa::Scalar as u8 => Some(Kernel(Isa::Scalar)),
+            #[cfg(target_arch = "x86_64")]
+            x if x == Isa::Avx2 as u8 => Some(Kernel(Isa::Avx2)),
+            #[cfg(target_arch = "x86_64")]
+            x if x == Isa::Avx512 as u8 => Some(Kernel(Isa::Avx512)),
             #[cfg(target_arch = "aarch64")]
             x if x == Isa::Neon as u8 => Some(Kernel(Isa::Neon)),
             _ => None,

@@ -24,6 +24,7 @@
 //! the choice, and a [`Kernel`] runs one kernel explicitly.
 
 #![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 mod arch;
 mod buckets;

@@ -11,9 +11,23 @@ fn scalar_matches_reference() {
 }
 
 #[test]
+fn avx2_matches_reference() {
+    if let Some(k) = common::kernel_or_skip(Kernel::avx2(), "avx2") {
+        check_kernel(k);
+    }
+}
+
+#[test]
+fn avx512_matches_reference() {
+    if let Some(k) = common::kernel_or_skip(Kernel::avx512(), "avx512") {
+        check_kernel(k);
+    }
+}
+
+#[test]
 fn neon_matches_reference() {
     if let Some(k) = common::kernel_or_skip(Kernel::neon(), "neon") {
-        common::check_kernel(k)
+        check_kernel(k);
     }
 }
 

@@ -45,12 +45,12 @@ pub fn assert_same(kernel: Kernel, what: &str, keys: &[u64], n: u32, got: &[u32]
     }
 }
 
-/// Lengths 0 to 3 x lanes + 1, then around the multiples of 8 and 16
-/// lanes (interleaved kernels work on several vectors at once), and a few
-/// long ones.
+/// Lengths 0 to 3 x lanes + 1, then around multiples of the lane count up
+/// to 64 (interleaved kernels work on several vectors at once, 8 on x86),
+/// and a few long ones (past an outbox flush).
 fn tail_lengths(lanes: usize) -> Vec<usize> {
     let mut lens: Vec<usize> = (0..=3 * lanes.max(8) + 1).collect();
-    for m in [4, 8, 16, 32, 64] {
+    for m in [4, 6, 8, 10, 12, 16, 24, 32, 64] {
         let base = m * lanes;
         lens.extend(base.saturating_sub(2)..=base + 2);
     }

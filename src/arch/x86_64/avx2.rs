@@ -1,0 +1,271 @@
+//! The AVX2 kernel: 4 keys per vector, several vectors in flight.
+//!
+//! AVX2 has no mask registers, 64-bit multiply, expanding load or compress,
+//! so this kernel builds them: lane masks are vectors from the comparison
+//! (and 4-bit integers from `movemask`), the LCG multiply is composed from
+//! 32-bit multiplies, and two 16-entry permutation tables stand in for
+//! expand (refilling finished lanes with the next keys) and compress
+//! (packing finished lanes' answers to the front for the [`Outbox`]).
+
+use core::arch::x86_64::*;
+
+use super::outbox::{packed_position, Outbox, CHUNK, PACK_BIAS_F64};
+use super::quotient::{divide_256, scaled_divisor_256};
+use super::{lowest_lanes, prefetch};
+use crate::scalar::LCG_MULTIPLIER;
+
+/// Vectors advanced in turn, so that their dependency chains overlap.
+/// Measured: 8 is at the plateau (4 reached about 55% of it).
+const GROUPS: usize = 8;
+
+const LANES: usize = 4;
+
+/// Computes Figure 1 for every key.
+///
+/// # Safety
+/// The CPU must support every feature enabled here, `keys.len()` must equal
+/// `out.len()`, and `num_buckets` must lie in `1..=2^31-1`.
+#[target_feature(enable = "avx2,fma,popcnt")]
+pub(crate) unsafe fn batch(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
+    for (keys, out) in keys.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
+        if super::long_keys(num_buckets) {
+            run::<3>(keys, num_buckets, out);
+        } else {
+            run::<2>(keys, num_buckets, out);
+        }
+    }
+}
+
+/// For each 4-lane mask `m`: the 32-bit permutation that moves 64-bit
+/// element `r` to the lane holding the `r`-th set bit of `m` (an expand).
+/// Lanes outside `m` keep their own element; they are blended away.
+static SPREAD: [[u32; 8]; 16] = permutations(true);
+
+/// For each 4-lane mask `m`: the 32-bit permutation that moves the lane
+/// holding the `r`-th set bit of `m` to element `r` (a compress).
+static PACK: [[u32; 8]; 16] = permutations(false);
+
+const fn permutations(spread: bool) -> [[u32; 8]; 16] {
+    let mut table = [[0u32; 8]; 16];
+    let mut mask = 0;
+    while mask < 16 {
+        let mut lane = 0;
+        let mut rank = 0;
+        // Identity first, so that unused positions are defined.
+        while lane < LANES {
+            table[mask][2 * lane] = 2 * lane as u32;
+            table[mask][2 * lane + 1] = 2 * lane as u32 + 1;
+            lane += 1;
+        }
+        lane = 0;
+        while lane < LANES {
+            if mask & (1 << lane) != 0 {
+                let (to, from) = if spread { (lane, rank) } else { (rank, lane) };
+                table[mask][2 * to] = 2 * from as u32;
+                table[mask][2 * to + 1] = 2 * from as u32 + 1;
+                rank += 1;
+            }
+            lane += 1;
+        }
+        mask += 1;
+    }
+    table
+}
+
+/// One of the tables above as a permutation vector.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn permutation(table: &[[u32; 8]; 16], mask: u32) -> __m256i {
+    let row = &table[mask as usize & 15];
+    // SAFETY: `row` is 8 `u32`, the 32 bytes an unaligned load reads.
+    unsafe { _mm256_loadu_si256(row.as_ptr().cast()) }
+}
+
+/// One vector of lanes.
+#[derive(Clone, Copy)]
+struct Lanes {
+    /// The LCG state; the key itself right after a refill.
+    state: __m256i,
+    /// `b`, the last jump destination, as an integer-valued double (0 for a
+    /// fresh key).
+    prev: __m256d,
+    /// `packed_position` of each lane's key.
+    position: __m256i,
+    /// `N` in lanes holding a key; NaN in idle lanes (once the keys run
+    /// out), so that they never finish: no ordered comparison with NaN
+    /// holds, whatever an idle lane's `x` drifts to.
+    limit: __m256d,
+}
+
+/// For each 4-lane mask `m`: `r << 32` in the lane holding the `r`-th set
+/// bit of `m`, the offset of that lane's key from the next unread one.
+static RANKS: [[u64; 4]; 16] = ranks();
+
+const fn ranks() -> [[u64; 4]; 16] {
+    let mut table = [[0u64; 4]; 16];
+    let mut mask = 0;
+    while mask < 16 {
+        let mut lane = 0;
+        let mut rank = 0;
+        while lane < LANES {
+            if mask & (1 << lane) != 0 {
+                table[mask][lane] = rank << 32;
+                rank += 1;
+            }
+            lane += 1;
+        }
+        mask += 1;
+    }
+    table
+}
+
+/// The unread part of the input.
+struct Feed<'a> {
+    keys: &'a [u64],
+    next: usize,
+    /// Lanes retired for want of keys.
+    idle: usize,
+}
+
+impl Feed<'_> {
+    /// Loads the next keys into the `free` lanes (`free_lanes` is the same
+    /// mask as a vector), or as many as remain, the others going idle.
+    #[inline]
+    #[target_feature(enable = "avx2,popcnt")]
+    fn refill(&mut self, lanes: &mut Lanes, free: u32, free_lanes: __m256i) {
+        prefetch(self.keys, self.next);
+        let left = self.keys.len() - self.next;
+        let (fresh, take, take_lanes) = if left >= LANES {
+            let four = &self.keys[self.next..self.next + LANES];
+            // SAFETY: `four` is 4 `u64`, the 32 bytes an unaligned load reads.
+            let fresh = unsafe { _mm256_loadu_si256(four.as_ptr().cast()) };
+            (fresh, free, free_lanes)
+        } else {
+            self.last_keys(lanes, free)
+        };
+        let fresh = _mm256_permutevar8x32_epi32(fresh, permutation(&SPREAD, take));
+        let ranks = &RANKS[take as usize & 15];
+        // SAFETY: `ranks` is 4 `u64`, the 32 bytes an unaligned load reads.
+        let ranks = unsafe { _mm256_loadu_si256(ranks.as_ptr().cast()) };
+        let positions =
+            _mm256_add_epi64(_mm256_set1_epi64x(packed_position(self.next) as i64), ranks);
+        lanes.state = _mm256_blendv_epi8(lanes.state, fresh, take_lanes);
+        lanes.position = _mm256_blendv_epi8(lanes.position, positions, take_lanes);
+        self.next += take.count_ones() as usize;
+    }
+
+    /// The slow path for the last (fewer than 4) keys: copies them to a
+    /// padded buffer, fills the lowest free lanes, and retires the rest.
+    #[cold]
+    #[target_feature(enable = "avx2,popcnt")]
+    fn last_keys(&mut self, lanes: &mut Lanes, free: u32) -> (__m256i, u32, __m256i) {
+        let rest = &self.keys[self.next..];
+        let mut padded = [0u64; LANES];
+        padded[..rest.len()].copy_from_slice(rest);
+        let take = lowest_lanes(free, rest.len());
+        let retire = free & !take;
+        lanes.limit = _mm256_blendv_pd(
+            lanes.limit,
+            _mm256_set1_pd(f64::NAN),
+            _mm256_castsi256_pd(lane_mask(retire)),
+        );
+        self.idle += retire.count_ones() as usize;
+        // SAFETY: `padded` is 4 `u64`, the 32 bytes an unaligned load reads.
+        let fresh = unsafe { _mm256_loadu_si256(padded.as_ptr().cast()) };
+        (fresh, take, lane_mask(take))
+    }
+}
+
+/// A 4-bit lane mask as a vector of all-ones and all-zeros lanes.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn lane_mask(mask: u32) -> __m256i {
+    let bits = _mm256_setr_epi64x(1, 2, 4, 8);
+    let set = _mm256_and_si256(_mm256_set1_epi64x(i64::from(mask)), bits);
+    _mm256_cmpeq_epi64(set, bits)
+}
+
+/// `state * M + 1` mod 2^64 from 32-bit multiplies (AVX2 has no 64-bit
+/// one): the low halves' full product, plus the two cross products' sum,
+/// mod 2^32, in the high half. The high halves' product only reaches bits
+/// 64 and above.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn lcg(state: __m256i) -> __m256i {
+    let low = _mm256_mul_epu32(state, _mm256_set1_epi64x(LCG_MULTIPLIER as u32 as i64));
+    // lo(s) hi(M) and hi(s) lo(M), mod 2^32, in the low and high half.
+    let swapped = _mm256_set1_epi64x(LCG_MULTIPLIER.rotate_left(32) as i64);
+    let cross = _mm256_mullo_epi32(state, swapped);
+    // Their sum in the high half; the blend clears the low half.
+    let sum = _mm256_add_epi32(cross, _mm256_slli_epi64::<32>(cross));
+    let high = _mm256_blend_epi32::<0b0101_0101>(sum, _mm256_setzero_si256());
+    _mm256_add_epi64(_mm256_add_epi64(low, high), _mm256_set1_epi64x(1))
+}
+
+/// `S` Figure 1 iterations on every lane that has not finished. Lanes that
+/// finish keep their answer in `prev`; it goes to `slots` (4 of them, the
+/// first `done.count_ones()` hold answers) and `prev` restarts at 0.
+/// Returns the finished lanes as a 4-bit mask and as a vector.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn steps<const S: usize>(lanes: &mut Lanes, slots: &mut [u64]) -> (u32, __m256i) {
+    let mut finished = _mm256_setzero_pd();
+    for _ in 0..S {
+        lanes.state = lcg(lanes.state);
+        // q = 2^31 / ((key >> 33) + 1), exactly.
+        let q = divide_256(scaled_divisor_256(lanes.state));
+        // x = (b + 1) q with one rounding: fma(b, q, q).
+        let x = _mm256_fmadd_pd(lanes.prev, q, q);
+        // Figure 1 stops when j = trunc(x) >= N, that is when x >= N.
+        finished = _mm256_or_pd(finished, _mm256_cmp_pd::<_CMP_GE_OQ>(x, lanes.limit));
+        // b = j = trunc(x) < N for the lanes that go on.
+        let truncated = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(x);
+        lanes.prev = _mm256_blendv_pd(truncated, lanes.prev, finished);
+    }
+    let done = _mm256_movemask_pd(finished) as u32;
+    // (position << 32) | b, finished lanes first.
+    let packed = _mm256_add_epi64(
+        _mm256_castpd_si256(_mm256_add_pd(lanes.prev, _mm256_set1_pd(PACK_BIAS_F64))),
+        lanes.position,
+    );
+    let packed = _mm256_permutevar8x32_epi32(packed, permutation(&PACK, done));
+    assert_eq!(slots.len(), LANES);
+    // SAFETY: `slots` is 4 `u64` (asserted), the 32 bytes the store writes.
+    unsafe { _mm256_storeu_si256(slots.as_mut_ptr().cast(), packed) };
+    lanes.prev = _mm256_andnot_pd(finished, lanes.prev);
+    (done, _mm256_castpd_si256(finished))
+}
+
+/// The kernel loop: [`GROUPS`] vectors in flight, each refilled after
+/// every `S` iterations (see `super::long_keys`).
+/// `keys.len() == out.len() <= CHUNK`.
+#[inline]
+#[target_feature(enable = "avx2,fma,popcnt")]
+fn run<const S: usize>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
+    debug_assert!(keys.len() == out.len() && keys.len() <= CHUNK);
+    let mut feed = Feed {
+        keys,
+        next: 0,
+        idle: 0,
+    };
+    let mut outbox = Outbox::new();
+    let all = _mm256_set1_epi64x(-1);
+    let mut groups = [Lanes {
+        state: _mm256_setzero_si256(),
+        prev: _mm256_setzero_pd(),
+        position: _mm256_setzero_si256(),
+        limit: _mm256_set1_pd(f64::from(num_buckets)),
+    }; GROUPS];
+    for lanes in &mut groups {
+        feed.refill(lanes, 0b1111, all);
+    }
+    while feed.idle < GROUPS * LANES {
+        outbox.make_room(GROUPS * LANES, out);
+        for lanes in &mut groups {
+            let (done, done_lanes) = steps::<S>(lanes, outbox.slots(LANES));
+            outbox.commit(done.count_ones() as usize);
+            feed.refill(lanes, done, done_lanes);
+        }
+    }
+    outbox.flush(out);
+}

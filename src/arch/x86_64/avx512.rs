@@ -1,0 +1,188 @@
+//! The AVX-512 kernel: 8 keys per vector, several vectors in flight.
+//!
+//! Each lane runs Figure 1 on one key. A lane whose key has finished packs
+//! its answer for the [`Outbox`] (compressed to the front of a vector with
+//! one store) and is refilled at once with the next unread key (a masked
+//! expand), so lanes never wait for the slowest key of their vector. See
+//! the parent module for the per-lane arithmetic.
+
+use core::arch::x86_64::*;
+
+use super::outbox::{packed_position, Outbox, CHUNK, PACK_BIAS_F64};
+use super::quotient::{divide_512, scaled_divisor_512};
+use super::{lowest_lanes, prefetch};
+use crate::scalar::LCG_MULTIPLIER;
+
+/// Vectors advanced in turn, so that their dependency chains (multiply,
+/// divide, FMA, compare, refill) overlap. Measured: 8 is at the plateau
+/// (4 reached about 60% of it; 12 gains under 3%).
+const GROUPS: usize = 8;
+
+const LANES: usize = 8;
+
+/// Computes Figure 1 for every key.
+///
+/// # Safety
+/// The CPU must support every feature enabled here, `keys.len()` must equal
+/// `out.len()`, and `num_buckets` must lie in `1..=2^31-1`.
+#[target_feature(enable = "avx512f,avx512dq,popcnt")]
+pub(crate) unsafe fn batch(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
+    for (keys, out) in keys.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
+        if super::long_keys(num_buckets) {
+            run::<3>(keys, num_buckets, out);
+        } else {
+            run::<2>(keys, num_buckets, out);
+        }
+    }
+}
+
+/// One vector of lanes.
+#[derive(Clone, Copy)]
+struct Lanes {
+    /// The LCG state; the key itself right after a refill.
+    state: __m512i,
+    /// `b`, the last jump destination (0 after a refill, which stands for
+    /// Figure 1's first `b = j` with `j = 0`), as an integer-valued double.
+    prev: __m512d,
+    /// `packed_position` of each lane's key.
+    position: __m512i,
+    /// `N` in lanes holding a key; NaN in idle lanes (once the keys run
+    /// out), so that they never finish: no ordered comparison with NaN
+    /// holds, whatever an idle lane's `x` drifts to.
+    limit: __m512d,
+}
+
+/// The unread part of the input.
+struct Feed<'a> {
+    keys: &'a [u64],
+    next: usize,
+    /// Lanes retired for want of keys.
+    idle: usize,
+}
+
+impl Feed<'_> {
+    /// Loads the next keys into the `free` lanes, or as many as remain, the
+    /// others going idle.
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    fn refill(&mut self, lanes: &mut Lanes, free: __mmask8) {
+        prefetch(self.keys, self.next);
+        let left = self.keys.len() - self.next;
+        let take = if left >= LANES {
+            let eight = &self.keys[self.next..self.next + LANES];
+            // SAFETY: `eight` is 8 `u64`, the 64 bytes an unaligned load reads.
+            let fresh = unsafe { _mm512_loadu_si512(eight.as_ptr().cast()) };
+            lanes.state = _mm512_mask_expand_epi64(lanes.state, free, fresh);
+            free
+        } else {
+            self.last_keys(lanes, free, left)
+        };
+        let positions = _mm512_add_epi64(
+            _mm512_set1_epi64(packed_position(self.next) as i64),
+            _mm512_slli_epi64::<32>(_mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7)),
+        );
+        lanes.position = _mm512_mask_expand_epi64(lanes.position, take, positions);
+        self.next += take.count_ones() as usize;
+    }
+
+    /// The slow path for the last (fewer than 8) keys: loads them into the
+    /// lowest free lanes and retires the rest. Returns the lanes filled.
+    #[cold]
+    #[target_feature(enable = "avx512f,popcnt")]
+    fn last_keys(&mut self, lanes: &mut Lanes, free: __mmask8, left: usize) -> __mmask8 {
+        let take = lowest_lanes(u32::from(free), left) as __mmask8;
+        // SAFETY: the expanding load reads exactly `take.count_ones()`
+        // consecutive keys from `next`, and that many remain in the slice
+        // (`take` has at most `left` bits); masked-off lanes read nothing.
+        lanes.state = unsafe {
+            _mm512_mask_expandloadu_epi64(
+                lanes.state,
+                take,
+                self.keys.as_ptr().add(self.next).cast(),
+            )
+        };
+        let retire = free & !take;
+        lanes.limit = _mm512_mask_mov_pd(lanes.limit, retire, _mm512_set1_pd(f64::NAN));
+        self.idle += retire.count_ones() as usize;
+        take
+    }
+}
+
+/// `state * M + 1` mod 2^64.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn lcg(state: __m512i) -> __m512i {
+    let product = _mm512_mullo_epi64(state, _mm512_set1_epi64(LCG_MULTIPLIER as i64));
+    _mm512_add_epi64(product, _mm512_set1_epi64(1))
+}
+
+/// `S` Figure 1 iterations on every lane that has not finished. Lanes that
+/// finish keep their answer in `prev`; it goes to `slots` (8 of them, the
+/// first `done.count_ones()` hold answers) and `prev` restarts at 0.
+/// Returns the finished lanes.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn steps<const S: usize>(lanes: &mut Lanes, slots: &mut [u64]) -> __mmask8 {
+    let mut done: __mmask8 = 0;
+    for _ in 0..S {
+        lanes.state = lcg(lanes.state);
+        // q = 2^31 / ((key >> 33) + 1), exactly.
+        let q = divide_512(scaled_divisor_512(lanes.state));
+        // x = (b + 1) q with one rounding: fma(b, q, q).
+        let x = _mm512_fmadd_pd(lanes.prev, q, q);
+        // Figure 1 stops when j = trunc(x) >= N, that is when x >= N.
+        done |= _mm512_cmp_pd_mask::<_CMP_GE_OQ>(x, lanes.limit);
+        // b = j = trunc(x) < N for the lanes that go on.
+        lanes.prev = _mm512_mask_roundscale_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(
+            lanes.prev, !done, x,
+        );
+    }
+    // (position << 32) | b, finished lanes first.
+    let packed = _mm512_add_epi64(
+        _mm512_castpd_si512(_mm512_add_pd(lanes.prev, _mm512_set1_pd(PACK_BIAS_F64))),
+        lanes.position,
+    );
+    assert_eq!(slots.len(), LANES);
+    // SAFETY: `slots` is 8 `u64` (asserted), the 64 bytes the store writes.
+    unsafe {
+        _mm512_storeu_si512(
+            slots.as_mut_ptr().cast(),
+            _mm512_maskz_compress_epi64(done, packed),
+        )
+    };
+    lanes.prev = _mm512_mask_mov_pd(lanes.prev, done, _mm512_setzero_pd());
+    done
+}
+
+/// The kernel loop: [`GROUPS`] vectors in flight, each refilled after
+/// every `S` iterations (see `super::long_keys`).
+/// `keys.len() == out.len() <= CHUNK`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,popcnt")]
+fn run<const S: usize>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
+    debug_assert!(keys.len() == out.len() && keys.len() <= CHUNK);
+    let mut feed = Feed {
+        keys,
+        next: 0,
+        idle: 0,
+    };
+    let mut outbox = Outbox::new();
+    let mut groups = [Lanes {
+        state: _mm512_setzero_si512(),
+        prev: _mm512_setzero_pd(),
+        position: _mm512_setzero_si512(),
+        limit: _mm512_set1_pd(f64::from(num_buckets)),
+    }; GROUPS];
+    for lanes in &mut groups {
+        feed.refill(lanes, 0xFF);
+    }
+    while feed.idle < GROUPS * LANES {
+        outbox.make_room(GROUPS * LANES, out);
+        for lanes in &mut groups {
+            let done = steps::<S>(lanes, outbox.slots(LANES));
+            outbox.commit(done.count_ones() as usize);
+            feed.refill(lanes, done);
+        }
+    }
+    outbox.flush(out);
+}

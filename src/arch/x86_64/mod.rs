@@ -1,0 +1,102 @@
+//! x86-64 kernels: AVX2 (4 lanes) and AVX-512 (8 lanes).
+//!
+//! Both run the same per-lane form of Figure 1. A lane holds an LCG state
+//! and `b`, the last jump destination, as a double (0 for a fresh key, which
+//! is where Figure 1 stands after its first `b = j`). One iteration is:
+//!
+//! 1. `state = state * M + 1` (64-bit wrapping multiply);
+//! 2. `D = ((state >> 33) + 1) * 2^-31`, built exactly from the bits
+//!    ([`quotient`]);
+//! 3. `q = RN(1 / D)`, which equals Figure 1's `RN(2^31 / d)`, by IEEE
+//!    division ([`quotient`], checked over every divisor);
+//! 4. `x = fma(b, q, q) = RN((b + 1) q)`, Figure 1's product with its single
+//!    rounding (`b + 1 <= 2^31` is exact);
+//! 5. the key is done when `x >= N` (for an integer `N` and `x >= 0`,
+//!    `trunc(x) < N` exactly when `x < N`), and its answer is `b`;
+//!    otherwise `b = trunc(x)`, which is below `N < 2^31`.
+//!
+//! The loop around it, the same in both kernels:
+//!
+//! - Several vectors ("groups") are advanced in turn, so that the ~40-cycle
+//!   dependency chain of one iteration (multiply, divide, FMA, compare)
+//!   overlaps with the others'.
+//! - Each group runs a *round* of 2 or 3 iterations ([`long_keys`]). A lane
+//!   that finishes mid-round keeps its answer and ignores the rest of the
+//!   round, so that the refill and outbox work below is paid once a round.
+//! - After the round, finished lanes' answers are packed as
+//!   `(position << 32) | b`, compressed to the front of a vector and stored
+//!   with one unconditional store into the [`outbox`], which is copied to
+//!   `out` in batches; and finished lanes are refilled at once with the
+//!   next unread keys (a masked expand of one unaligned load), so that no
+//!   lane waits for the slowest key of its vector.
+//! - When fewer keys remain than lanes to refill, the lowest free lanes
+//!   take them and the others go idle: their limit `N` becomes NaN, which
+//!   no comparison passes. The loop ends when every lane is idle.
+//!
+//! Nothing is read or written outside the slices: full loads are taken from
+//! bounds-checked subslices, the last keys come through an exact-count
+//! expanding load (AVX-512) or a padded copy (AVX2), and answers reach `out`
+//! through ordinary indexing in the outbox flush.
+//!
+//! An aarch64 kernel can mirror this layout: the ISA-specific pieces are the
+//! multiply, the divisor bits, the division, and the expand/compress of the
+//! refill and the outbox (here mask instructions on AVX-512 and 16-entry
+//! permutation tables on AVX2).
+
+pub(crate) mod avx2;
+pub(crate) mod avx512;
+mod outbox;
+mod quotient;
+
+use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+
+/// Whether keys take many iterations at this count (about `ln N + 0.58`),
+/// which decides the round length: a lane finishing mid-round waits `S - 1`
+/// iterations at most, `(S - 1) / 2` on average, while the refill and
+/// outbox work is paid once per round. Rounds of 2 iterations measured best
+/// below 1000 buckets (fewer than 7.5 iterations per key), rounds of 3 from
+/// there on.
+#[inline]
+fn long_keys(num_buckets: u32) -> bool {
+    num_buckets >= 1000
+}
+
+/// The lowest `count` lanes of the lane mask `free` (all of them when it
+/// has no more): the lanes that take the last keys. Only on the cold path.
+fn lowest_lanes(free: u32, count: usize) -> u32 {
+    let mut rest = free;
+    for _ in 0..count {
+        rest &= rest.wrapping_sub(1);
+    }
+    free & !rest
+}
+
+/// How far ahead of the next unread key the kernels prefetch: the refill's
+/// load is on the loop's critical path, and the hardware prefetchers alone
+/// leave it waiting on memory once the keys outgrow the L2 cache (measured:
+/// AVX-512 at N = 10 halves in speed from 2^16 to 2^22 keys without it).
+const PREFETCH_AHEAD: usize = 256;
+
+/// Asks for the cache line [`PREFETCH_AHEAD`] keys past `next`, if the
+/// slice reaches that far.
+#[inline]
+#[target_feature(enable = "sse")]
+fn prefetch(keys: &[u64], next: usize) {
+    if let Some(ahead) = keys.get(next + PREFETCH_AHEAD) {
+        _mm_prefetch::<_MM_HINT_T0>((ahead as *const u64).cast());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lowest_lanes;
+
+    #[test]
+    fn lowest_lanes_keeps_the_lowest_set_bits() {
+        assert_eq!(lowest_lanes(0b1011_0110, 0), 0);
+        assert_eq!(lowest_lanes(0b1011_0110, 2), 0b0000_0110);
+        assert_eq!(lowest_lanes(0b1011_0110, 3), 0b0001_0110);
+        assert_eq!(lowest_lanes(0b1011_0110, 7), 0b1011_0110);
+        assert_eq!(lowest_lanes(0, 3), 0);
+    }
+}
