@@ -5,7 +5,7 @@
 //! check first. That is what makes [`Kernel::batch`] safe to call on any
 //! kernel value, and it is the only place the arch modules are entered.
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use crate::arch;
 use crate::{scalar, BucketCount, Error};
 
@@ -42,6 +42,8 @@ pub(crate) enum Isa {
     Avx2 = 2,
     #[cfg(target_arch = "x86_64")]
     Avx512 = 3,
+    #[cfg(target_arch = "aarch64")]
+    Neon = 4,
 }
 
 impl Kernel {
@@ -89,6 +91,10 @@ impl Kernel {
 
     /// The NEON kernel, or `None` off aarch64.
     pub fn neon() -> Option<Kernel> {
+        #[cfg(target_arch = "aarch64")]
+        if std::arch::is_aarch64_feature_detected!("neon") {
+            return Some(Kernel(Isa::Neon));
+        }
         None
     }
 
@@ -142,6 +148,8 @@ impl Kernel {
             Isa::Avx2 => "avx2",
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 => "avx512",
+            #[cfg(target_arch = "aarch64")]
+            Isa::Neon => "neon",
         }
     }
 
@@ -153,6 +161,8 @@ impl Kernel {
             Isa::Avx2 => 4,
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 => 8,
+            #[cfg(target_arch = "aarch64")]
+            Isa::Neon => arch::aarch64::neon::LANES,
         }
     }
 
@@ -187,6 +197,12 @@ impl Kernel {
             // and the count valid, as this function's contract says.
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 => unsafe { arch::x86_64::avx512::batch(keys, num_buckets, out) },
+            // SAFETY: a `Kernel(Isa::Neon)` is only made by `Kernel::neon`
+            // after detecting NEON, the feature the kernel enables; the
+            // lengths are equal and the count valid, as this function's
+            // contract says.
+            #[cfg(target_arch = "aarch64")]
+            Isa::Neon => unsafe { arch::aarch64::neon::batch(keys, num_buckets, out) },
         }
     }
 
@@ -204,6 +220,8 @@ impl Kernel {
             x if x == Isa::Avx2 as u8 => Some(Kernel(Isa::Avx2)),
             #[cfg(target_arch = "x86_64")]
             x if x == Isa::Avx512 as u8 => Some(Kernel(Isa::Avx512)),
+            #[cfg(target_arch = "aarch64")]
+            x if x == Isa::Neon as u8 => Some(Kernel(Isa::Neon)),
             _ => None,
         }
     }

@@ -25,6 +25,13 @@ fn avx512_matches_reference() {
 }
 
 #[test]
+fn neon_matches_reference() {
+    if let Some(k) = common::kernel_or_skip(Kernel::neon(), "neon") {
+        check_kernel(k);
+    }
+}
+
+#[test]
 fn dispatched_batch_matches_reference() {
     let corpus = common::corpus();
     let mut got = vec![0u32; corpus.keys.len()];

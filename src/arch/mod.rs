@@ -6,5 +6,7 @@
 //! through `crate::kernel`, which constructs a kernel only after runtime
 //! detection of every feature the kernel enables.
 
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod aarch64;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64;

@@ -108,6 +108,25 @@ pub fn check_edges(kernel: Kernel) {
 /// 10^8 (key, N) pairs, with the reference's answers, computed once per
 /// test binary and shared by every kernel's test.
 pub const BULK_KEYS: usize = 1 << 23;
+
+/// The environment variable that scales the bulk corpus down for emulated
+/// runs (`.ci/aarch64` under qemu), where 10^8 pairs per kernel would take
+/// far longer than CI allows; unset, the corpus has [`BULK_KEYS`] keys.
+pub const BULK_KEYS_ENV: &str = "JUMPSHARD_BULK_KEYS";
+
+/// How many keys the bulk corpus has: [`BULK_KEYS`], or `JUMPSHARD_BULK_KEYS`
+/// when set. A value that is not a positive integer fails the test rather
+/// than quietly checking a different corpus.
+pub fn bulk_keys() -> usize {
+    match std::env::var(BULK_KEYS_ENV) {
+        Err(std::env::VarError::NotPresent) => BULK_KEYS,
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(n) if n > 0 => n,
+            _ => panic!("{BULK_KEYS_ENV}={v:?} is not a positive number of keys"),
+        },
+        Err(e) => panic!("{BULK_KEYS_ENV}: {e}"),
+    }
+}
 pub const BULK_COUNTS: [u32; 12] = [
     1,
     2,
@@ -131,7 +150,11 @@ pub struct Corpus {
 pub fn corpus() -> &'static Corpus {
     static CORPUS: OnceLock<Corpus> = OnceLock::new();
     CORPUS.get_or_init(|| {
-        let keys = SplitMix64::new(0x5EED_0FC0_FFEE).keys(BULK_KEYS);
+        let len = bulk_keys();
+        if len != BULK_KEYS {
+            eprintln!("note: bulk corpus scaled to {len} keys by {BULK_KEYS_ENV}");
+        }
+        let keys = SplitMix64::new(0x5EED_0FC0_FFEE).keys(len);
         let answers = std::thread::scope(|s| {
             let handles: Vec<_> = BULK_COUNTS
                 .iter()
