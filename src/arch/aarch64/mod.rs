@@ -21,7 +21,7 @@
 //! - Several vectors ("groups") are advanced in turn, so that the dependency
 //!   chain of one iteration (multiply, divide, FMA, compare) overlaps with
 //!   the others'.
-//! - Each group runs a *round* of 2 or 3 iterations ([`long_keys`]). A lane
+//! - Each group runs a *round* of 2 or 3 iterations ([`crate::arch::long_keys`]). A lane
 //!   that finishes mid-round keeps its answer and ignores the rest of the
 //!   round, so that the refill work is paid once a round.
 //! - After the round, finished lanes write their answers and are refilled
@@ -37,14 +37,3 @@
 
 mod lcg;
 pub(crate) mod neon;
-
-/// Whether keys take many iterations at this count (about `ln N + 0.58`),
-/// which decides the round length: a lane finishing mid-round waits `S - 1`
-/// iterations at most, `(S - 1) / 2` on average, while the refill work is
-/// paid once per round. The threshold is the one measured best for the x86
-/// kernels (rounds of 2 below 1000 buckets, 3 from there on); it has not
-/// been measured on ARM hardware.
-#[inline]
-fn long_keys(num_buckets: u32) -> bool {
-    num_buckets >= 1000
-}

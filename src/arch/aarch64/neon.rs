@@ -10,7 +10,8 @@
 
 use core::arch::aarch64::*;
 
-use super::{lcg, long_keys};
+use super::lcg;
+use crate::arch::long_keys;
 
 /// Vectors advanced in turn, so that their dependency chains (dominated by
 /// the division's latency) overlap.
@@ -127,7 +128,7 @@ fn steps<const S: usize>(lanes: &mut Lanes) -> Finished {
 }
 
 /// The kernel loop: [`GROUPS`] vectors in flight, each refilled after
-/// every `S` iterations (see `super::long_keys`).
+/// every `S` iterations (see `crate::arch::long_keys`).
 #[inline]
 #[target_feature(enable = "neon")]
 fn run<const S: usize>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {

@@ -28,7 +28,7 @@ const LANES: usize = 4;
 #[target_feature(enable = "avx2,fma,popcnt")]
 pub(crate) unsafe fn batch(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
     for (keys, out) in keys.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
-        if super::long_keys(num_buckets) {
+        if crate::arch::long_keys(num_buckets) {
             run::<3>(keys, num_buckets, out);
         } else {
             run::<2>(keys, num_buckets, out);
@@ -237,7 +237,7 @@ fn steps<const S: usize>(lanes: &mut Lanes, slots: &mut [u64]) -> (u32, __m256i)
 }
 
 /// The kernel loop: [`GROUPS`] vectors in flight, each refilled after
-/// every `S` iterations (see `super::long_keys`).
+/// every `S` iterations (see `crate::arch::long_keys`).
 /// `keys.len() == out.len() <= CHUNK`.
 #[inline]
 #[target_feature(enable = "avx2,fma,popcnt")]

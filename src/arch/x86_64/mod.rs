@@ -20,7 +20,7 @@
 //! - Several vectors ("groups") are advanced in turn, so that the ~40-cycle
 //!   dependency chain of one iteration (multiply, divide, FMA, compare)
 //!   overlaps with the others'.
-//! - Each group runs a *round* of 2 or 3 iterations ([`long_keys`]). A lane
+//! - Each group runs a *round* of 2 or 3 iterations ([`crate::arch::long_keys`]). A lane
 //!   that finishes mid-round keeps its answer and ignores the rest of the
 //!   round, so that the refill and outbox work below is paid once a round.
 //! - After the round, finished lanes' answers are packed as
@@ -49,17 +49,6 @@ mod outbox;
 mod quotient;
 
 use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-
-/// Whether keys take many iterations at this count (about `ln N + 0.58`),
-/// which decides the round length: a lane finishing mid-round waits `S - 1`
-/// iterations at most, `(S - 1) / 2` on average, while the refill and
-/// outbox work is paid once per round. Rounds of 2 iterations measured best
-/// below 1000 buckets (fewer than 7.5 iterations per key), rounds of 3 from
-/// there on.
-#[inline]
-fn long_keys(num_buckets: u32) -> bool {
-    num_buckets >= 1000
-}
 
 /// The lowest `count` lanes of the lane mask `free` (all of them when it
 /// has no more): the lanes that take the last keys. Only on the cold path.
