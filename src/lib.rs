@@ -26,11 +26,13 @@
 #![deny(missing_docs)]
 
 mod buckets;
+pub mod bytes;
 mod dispatch;
 mod error;
 mod kernel;
 #[cfg(feature = "parallel")]
 mod parallel;
+mod plan;
 #[cfg(feature = "reference")]
 pub mod reference;
 mod scalar;
@@ -38,6 +40,7 @@ mod scalar;
 pub mod verify;
 
 pub use buckets::BucketCount;
+pub use bytes::{batch_bytes, bucket_bytes};
 pub use dispatch::{
     active_kernel, kernel_selection, set_active_kernel, KernelSelection, KERNEL_ENV,
 };
@@ -45,6 +48,7 @@ pub use error::Error;
 pub use kernel::Kernel;
 #[cfg(feature = "parallel")]
 pub use parallel::batch_parallel;
+pub use plan::{DestinationCounts, Move, MovePlan, Resize};
 
 /// The bucket of one key among `num_buckets`: Figure 1, computed in Rust.
 ///

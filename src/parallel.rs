@@ -36,6 +36,12 @@ pub fn batch_parallel(
     threads: usize,
 ) -> Result<(), Error> {
     check_lengths(keys, out)?;
+    run(keys, num_buckets, out, threads);
+    Ok(())
+}
+
+/// [`batch_parallel`] once the lengths are known to match.
+pub(crate) fn run(keys: &[u64], num_buckets: BucketCount, out: &mut [u32], threads: usize) {
     let kernel = active_kernel();
     let threads = match threads {
         0 => rayon::current_num_threads(),
@@ -45,12 +51,11 @@ pub fn batch_parallel(
     let threads = threads.min(by_size).max(1);
     if threads == 1 {
         kernel.run(keys, num_buckets.get(), out);
-        return Ok(());
+        return;
     }
     // Runs of whole 64-key blocks, so only the last one has a SIMD tail.
     let run = keys.len().div_ceil(threads).next_multiple_of(64);
     keys.par_chunks(run)
         .zip(out.par_chunks_mut(run))
         .for_each(|(k, o)| kernel.run(k, num_buckets.get(), o));
-    Ok(())
 }
