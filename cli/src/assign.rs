@@ -28,7 +28,7 @@ pub struct Args {
     #[arg(long, allow_negative_numbers = true)]
     buckets: i64,
     #[command(flatten)]
-    input: input::Args,
+    input: input::InputArgs,
     /// Write the buckets here (atomically: complete or not at all) and a
     /// summary to standard output; without it, the buckets go to standard
     /// output.

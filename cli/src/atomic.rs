@@ -4,14 +4,17 @@
 //! of it is written. On any error, or if the command stops early, the
 //! temporary file is removed when dropped and the destination is untouched.
 
-use std::io::{BufWriter, Write};
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use tempfile::NamedTempFile;
+use tempfile::TempPath;
 
 /// An output file in the making.
 pub struct AtomicFile {
-    temp: BufWriter<NamedTempFile>,
+    file: BufWriter<File>,
+    /// Removes the temporary file when dropped, unless persisted.
+    temp: TempPath,
     path: PathBuf,
 }
 
@@ -32,40 +35,49 @@ impl AtomicFile {
         // mode, less the umask.
         #[cfg(unix)]
         builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-        let temp = builder.tempfile_in(dir).map_err(|e| {
-            format!(
-                "cannot write {name}: cannot create a file in {}: {e}",
-                dir.display()
-            )
-        })?;
+        let (file, temp) = builder
+            .tempfile_in(dir)
+            .map_err(|e| {
+                format!(
+                    "cannot write {name}: cannot create a file in {}: {}",
+                    dir.display(),
+                    without_temp_name(&e)
+                )
+            })?
+            .into_parts();
         Ok(AtomicFile {
-            temp: BufWriter::with_capacity(1 << 20, temp),
+            file: BufWriter::with_capacity(1 << 20, file),
+            temp,
             path: path.to_path_buf(),
         })
     }
 
     /// Writes all of `bytes`, naming the destination on failure.
     pub fn write_all(&mut self, bytes: &[u8]) -> Result<(), String> {
-        self.temp.write_all(bytes).map_err(|e| self.error(e))
+        self.file.write_all(bytes).map_err(|e| self.error(e))
     }
 
     /// Flushes, syncs and renames the file into place.
-    pub fn commit(self) -> Result<(), String> {
-        let path = self.path;
-        let name = path.display().to_string();
-        let temp = self
-            .temp
-            .into_inner()
-            .map_err(|e| format!("cannot write {name}: {}", e.error()))?;
-        temp.as_file()
-            .sync_all()
-            .map_err(|e| format!("cannot write {name}: {e}"))?;
+    pub fn commit(mut self) -> Result<(), String> {
+        self.file.flush().map_err(|e| self.error(e))?;
+        self.file.get_ref().sync_all().map_err(|e| self.error(e))?;
+        let AtomicFile { file, temp, path } = self;
+        drop(file); // closed before the rename
         temp.persist(&path)
-            .map_err(|e| format!("cannot write {name}: {}", e.error))?;
-        Ok(())
+            .map_err(|e| format!("cannot write {}: {}", path.display(), e.error))
     }
 
-    fn error(&self, e: std::io::Error) -> String {
+    fn error(&self, e: io::Error) -> String {
         format!("cannot write {}: {e}", self.path.display())
+    }
+}
+
+/// The error without the temporary file's name, which `tempfile` appends
+/// but which means nothing to the user: the file never came to be.
+fn without_temp_name(e: &io::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at path \"") {
+        Some(end) => text[..end].to_string(),
+        None => text,
     }
 }

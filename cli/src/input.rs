@@ -36,7 +36,7 @@ pub enum KeyFormat {
 
 /// The input options shared by the streaming commands.
 #[derive(clap::Args)]
-pub struct Args {
+pub struct InputArgs {
     /// Input file; standard input when absent or `-`.
     #[arg(conflicts_with = "generate")]
     input: Option<PathBuf>,
@@ -75,7 +75,7 @@ pub struct Input {
     pub byte_keys: bool,
 }
 
-impl Args {
+impl InputArgs {
     /// Opens the input, checking what can be checked before reading.
     pub fn open(&self) -> Result<Input, String> {
         if let Some(count) = self.generate {

@@ -42,7 +42,7 @@ pub struct Args {
     #[arg(long, allow_negative_numbers = true)]
     to: i64,
     #[command(flatten)]
-    input: input::Args,
+    input: input::InputArgs,
     /// Write the move list here (atomically: complete or not at all).
     #[arg(long)]
     output: Option<PathBuf>,
