@@ -19,6 +19,11 @@
 //! # Ok::<(), jumpshard::Error>(())
 //! ```
 //!
+//! When the bucket count changes from N to M, [`Resize::plan`] lists the
+//! keys that move and where, evaluating only the movers twice (jump hash
+//! is monotone). Byte-string keys go through a fixed 64-bit pre-hash,
+//! XXH3-64 with seed 0 ([`bytes`], [`bucket_bytes`], [`batch_bytes`]).
+//!
 //! Kernels are chosen once at run time (see [`active_kernel`]); the
 //! `JUMPSHARD_KERNEL` environment variable and [`set_active_kernel`] override
 //! the choice, and a [`Kernel`] runs one kernel explicitly.

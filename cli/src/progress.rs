@@ -1,9 +1,10 @@
 //! The progress bar of the streaming commands: on standard error, only
 //! when it is a terminal, so that pipes, files and logs get nothing.
 
+use std::fmt::{self, Write as _};
 use std::io::IsTerminal;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use crate::input::Unit;
 
@@ -15,17 +16,20 @@ pub fn bar(size: Option<u64>, unit: Unit) -> ProgressBar {
     }
     let template = match (unit, size.is_some()) {
         (Unit::Keys, true) => {
-            "{elapsed_precise} {wide_bar} {human_pos}/{human_len} keys {per_sec} ETA {eta}"
+            "{elapsed_precise} {wide_bar} {human_pos}/{human_len} keys {rate} ETA {eta}"
         }
-        (Unit::Keys, false) => "{spinner} {elapsed_precise} {human_pos} keys {per_sec}",
+        (Unit::Keys, false) => "{spinner} {elapsed_precise} {human_pos} keys {rate}",
         (Unit::Bytes, true) => {
             "{elapsed_precise} {wide_bar} {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}"
         }
         (Unit::Bytes, false) => "{spinner} {elapsed_precise} {bytes} {binary_bytes_per_sec}",
     };
     let bar = ProgressBar::with_draw_target(size, ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let style = ProgressStyle::with_template(template)
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .with_key("rate", |state: &ProgressState, w: &mut dyn fmt::Write| {
+            let _ = write!(w, "{:.1} M keys/s", state.per_sec() / 1e6);
+        });
+    bar.set_style(style);
     bar
 }
