@@ -1,7 +1,7 @@
 //! The progress bar of the streaming commands: on standard error, only
 //! when it is a terminal, so that pipes, files and logs get nothing.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
