@@ -135,7 +135,9 @@ impl Resize {
     /// ```
     /// use jumpshard::{BucketCount, MovePlan, Resize};
     ///
-    /// let keys = jumpshard::verify::SplitMix64::new(7).keys(100_000);
+    /// let keys: Vec<u64> = (0..100_000u64)
+    ///     .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+    ///     .collect();
     /// let shrink = Resize::new(BucketCount::new(12)?, BucketCount::new(10)?)?;
     /// let (mut one, mut many) = (MovePlan::new(), MovePlan::new());
     /// shrink.plan(&keys, 0, &mut one);
