@@ -123,14 +123,35 @@ impl Resize {
     /// stream cut into chunks numbers its keys continuously.
     pub fn plan(self, keys: &[u64], first_position: u64, plan: &mut MovePlan) {
         let kernel = active_kernel();
-        self.plan_with(keys, first_position, plan, |k, n, o| {
-            kernel.run(k, n.get(), o)
-        });
+        let (decider, threshold, other) = self.steps();
+        plan.reset(self, keys.len());
+        plan.scratch.resize(keys.len(), 0);
+        kernel.run(keys, decider.get(), &mut plan.scratch);
+        // The deciding bucket is `to` when growing and `from` when shrinking.
+        let (decided, evaluated) = if self.shrinks() {
+            (&mut plan.from, &mut plan.to)
+        } else {
+            (&mut plan.to, &mut plan.from)
+        };
+        for ((i, &key), &b) in keys.iter().enumerate().zip(&plan.scratch) {
+            if b >= threshold {
+                plan.positions.push(first_position + i as u64);
+                plan.movers.push(key);
+                decided.push(b);
+            }
+        }
+        evaluated.resize(plan.movers.len(), 0);
+        kernel.run(&plan.movers, other.get(), evaluated);
+        for &to in &plan.to {
+            plan.per_destination.add(to);
+        }
     }
 
-    /// [`Resize::plan`] with both evaluations on up to `threads` threads
-    /// (0: one per core), as [`crate::batch_parallel`] runs them; the plan
-    /// is identical.
+    /// [`Resize::plan`] on up to `threads` threads (0: one per core); the
+    /// plan is identical. The keys are cut into contiguous runs as
+    /// [`crate::batch_parallel`] cuts them, each run is planned whole on its
+    /// thread (both evaluations and the selection of the movers), and the
+    /// runs' moves are joined in order.
     ///
     /// ```
     /// use jumpshard::{BucketCount, MovePlan, Resize};
@@ -153,9 +174,26 @@ impl Resize {
         plan: &mut MovePlan,
         threads: usize,
     ) {
-        self.plan_with(keys, first_position, plan, |k, n, o| {
-            crate::parallel::run(k, n, o, threads)
-        });
+        use rayon::prelude::*;
+
+        let Some(run) = crate::parallel::run_length(keys.len(), threads) else {
+            return self.plan(keys, first_position, plan);
+        };
+        let runs = keys.len().div_ceil(run);
+        let mut parts = std::mem::take(&mut plan.parts);
+        parts.resize_with(runs, MovePlan::default);
+        keys.par_chunks(run)
+            .zip(parts.par_iter_mut())
+            .enumerate()
+            .for_each(|(i, (keys, part))| self.plan(keys, first_position + (i * run) as u64, part));
+        plan.reset(self, keys.len());
+        for part in &parts {
+            plan.positions.extend_from_slice(&part.positions);
+            plan.from.extend_from_slice(&part.from);
+            plan.to.extend_from_slice(&part.to);
+            plan.per_destination.merge(&part.per_destination);
+        }
+        plan.parts = parts;
     }
 
     /// (the count whose bucket decides, the first bucket that moves, the
@@ -174,38 +212,6 @@ impl Resize {
             (first, second)
         } else {
             (second, first)
-        }
-    }
-
-    /// The plan, with `eval(keys, n, out)` as the batch evaluation.
-    fn plan_with(
-        self,
-        keys: &[u64],
-        first_position: u64,
-        plan: &mut MovePlan,
-        eval: impl Fn(&[u64], BucketCount, &mut [u32]),
-    ) {
-        let (decider, threshold, other) = self.steps();
-        plan.reset(self, keys.len());
-        plan.scratch.resize(keys.len(), 0);
-        eval(keys, decider, &mut plan.scratch);
-        // The deciding bucket is `to` when growing and `from` when shrinking.
-        let (decided, evaluated) = if self.shrinks() {
-            (&mut plan.from, &mut plan.to)
-        } else {
-            (&mut plan.to, &mut plan.from)
-        };
-        for ((i, &key), &b) in keys.iter().enumerate().zip(&plan.scratch) {
-            if b >= threshold {
-                plan.positions.push(first_position + i as u64);
-                plan.movers.push(key);
-                decided.push(b);
-            }
-        }
-        evaluated.resize(plan.movers.len(), 0);
-        eval(&plan.movers, other, evaluated);
-        for &to in &plan.to {
-            plan.per_destination.add(to);
         }
     }
 }
@@ -236,6 +242,8 @@ pub struct MovePlan {
     scratch: Vec<u32>,
     /// The moving keys, for their second evaluation.
     movers: Vec<u64>,
+    /// One plan per run of [`Resize::plan_parallel`], kept for their buffers.
+    parts: Vec<MovePlan>,
 }
 
 impl MovePlan {

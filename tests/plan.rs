@@ -37,11 +37,15 @@ fn check(keys: &[u64], from: u32, to: u32, first_position: u64) {
     assert_eq!(got, want, "plan {from} -> {to}");
     assert_eq!(plan.keys(), keys.len());
     let mut parallel = MovePlan::new();
-    resize.plan_parallel(keys, first_position, &mut parallel, 0);
-    assert!(
-        parallel.moves().eq(want.iter().copied()),
-        "parallel plan {from} -> {to}"
-    );
+    // 3 runs: more than this machine may have cores, and an odd split.
+    for threads in [3, 0] {
+        resize.plan_parallel(keys, first_position, &mut parallel, threads);
+        assert!(
+            parallel.moves().eq(want.iter().copied()),
+            "parallel plan {from} -> {to} on {threads} threads"
+        );
+        assert_eq!(parallel.keys(), keys.len());
+    }
 
     let mut counts = std::collections::BTreeMap::new();
     for m in &want {
