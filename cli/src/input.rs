@@ -30,7 +30,7 @@ pub enum KeyFormat {
     U64le,
     /// One decimal unsigned 64-bit integer per line.
     Decimal,
-    /// One key per line, hashed as bytes (XXH3-64, seed 0) without the line end.
+    /// One key per line, without its `\n` or `\r\n`, hashed as bytes (XXH3-64, seed 0).
     Bytes,
 }
 
