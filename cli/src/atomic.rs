@@ -15,16 +15,34 @@ pub struct AtomicFile {
     file: BufWriter<File>,
     /// Removes the temporary file when dropped, unless persisted.
     temp: TempPath,
+    /// Where the file goes.
     path: PathBuf,
+    /// The destination as the user named it, for messages.
+    name: String,
 }
 
 impl AtomicFile {
-    /// Starts writing what will become `path`.
+    /// Starts writing what will become `path`. An existing `path` must be
+    /// a regular file (renaming over a device such as /dev/null would
+    /// replace the device); behind a symbolic link, the file it points to is
+    /// replaced and the link stays.
     pub fn create(path: &Path) -> Result<AtomicFile, String> {
-        let name = path.display();
-        if path.is_dir() {
-            return Err(format!("cannot write {name}: it is a directory"));
-        }
+        let name = path.display().to_string();
+        let path = match std::fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => {
+                return Err(format!("cannot write {name}: it is a directory"));
+            }
+            Ok(meta) if !meta.is_file() => {
+                return Err(format!(
+                    "cannot write {name}: it is not a regular file, and the output \
+                     is renamed into place, which would replace it"
+                ));
+            }
+            Ok(_) => {
+                std::fs::canonicalize(path).map_err(|e| format!("cannot write {name}: {e}"))?
+            }
+            Err(_) => path.to_path_buf(),
+        };
         let dir = match path.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir,
             _ => Path::new("."),
@@ -48,7 +66,8 @@ impl AtomicFile {
         Ok(AtomicFile {
             file: BufWriter::with_capacity(1 << 20, file),
             temp,
-            path: path.to_path_buf(),
+            path,
+            name,
         })
     }
 
@@ -61,14 +80,19 @@ impl AtomicFile {
     pub fn commit(mut self) -> Result<(), String> {
         self.file.flush().map_err(|e| self.error(e))?;
         self.file.get_ref().sync_all().map_err(|e| self.error(e))?;
-        let AtomicFile { file, temp, path } = self;
+        let AtomicFile {
+            file,
+            temp,
+            path,
+            name,
+        } = self;
         drop(file); // closed before the rename
         temp.persist(&path)
-            .map_err(|e| format!("cannot write {}: {}", path.display(), e.error))
+            .map_err(|e| format!("cannot write {name}: {}", e.error))
     }
 
     fn error(&self, e: io::Error) -> String {
-        format!("cannot write {}: {e}", self.path.display())
+        format!("cannot write {}: {e}", self.name)
     }
 }
 

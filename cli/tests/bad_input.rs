@@ -262,3 +262,40 @@ fn output_larger_than_the_file_size_limit() {
         assert_eq!(listing(d.path()), ["moves.csv"]);
     }
 }
+
+/// Renaming over a device or a FIFO would replace it (as root, even
+/// /dev/null), so an existing output that is not a regular file is refused.
+/// The test makes its own FIFO and, where it may, its own copy of the
+/// /dev/null device, so that a regression cannot replace the real one.
+#[test]
+fn output_that_is_not_a_regular_file() {
+    use std::os::unix::fs::FileTypeExt;
+
+    let d = dir();
+    let fifo = d.path().join("fifo");
+    let null = d.path().join("null");
+    let made = |program: &str, args: &[&str]| {
+        Command::new(program)
+            .args(args)
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let mut targets = Vec::new();
+    if made("mkfifo", &[path_str(&fifo)]) {
+        targets.push(fifo);
+    }
+    if made("mknod", &[path_str(&null), "c", "1", "3"]) {
+        targets.push(null);
+    }
+    assert!(!targets.is_empty(), "neither mkfifo nor mknod worked");
+    for target in &targets {
+        for o in both(&["--generate", "1000"], target, b"") {
+            assert_fails(&o, &[path_str(target), "not a regular file"]);
+        }
+        let kind = std::fs::metadata(target).unwrap().file_type();
+        assert!(
+            kind.is_fifo() || kind.is_char_device(),
+            "{target:?} was replaced"
+        );
+    }
+}

@@ -279,3 +279,34 @@ fn empty_input_moves_nothing() {
     assert_eq!(j["moved"], 0);
     assert_eq!(j["per_destination"], serde_json::json!({}));
 }
+
+/// Behind a symbolic link, the file it points to is replaced; the link
+/// stays a link.
+#[test]
+fn an_output_behind_a_symbolic_link_replaces_its_target() {
+    let d = dir();
+    let target = d.path().join("real.csv");
+    std::fs::write(&target, "old").unwrap();
+    let link = d.path().join("link.csv");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let o = run(&[
+        "reshard",
+        "--from",
+        "3",
+        "--to",
+        "4",
+        "--generate",
+        "100",
+        "--output",
+        path_str(&link),
+    ]);
+    assert_ok(&o);
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::read_to_string(&target)
+        .unwrap()
+        .starts_with("key,from,to\n"));
+    assert_eq!(listing(d.path()), ["link.csv", "real.csv"]);
+}
