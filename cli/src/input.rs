@@ -3,7 +3,8 @@
 //!
 //! - `u64le`: 8-byte little-endian keys back to back; the size must be a
 //!   multiple of 8.
-//! - `decimal`: one decimal u64 per line.
+//! - `decimal`: one decimal u64 per line (digits only; a line longer than
+//!   4096 bytes is refused without being read whole).
 //! - `bytes`: each line is one byte-string key, pre-hashed with XXH3-64
 //!   (`jumpshard::bytes::prehash`).
 //!
@@ -188,6 +189,9 @@ impl KeyReader for U64Le {
     }
 }
 
+/// The longest decimal line read whole; `u64::MAX` has 20 digits.
+const DECIMAL_LINE_LIMIT: u64 = 4096;
+
 struct Lines {
     source: BufReader<Box<dyn Read + Send>>,
     name: String,
@@ -203,17 +207,27 @@ impl KeyReader for Lines {
         let mut consumed = 0;
         while keys.len() < CHUNK {
             self.buf.clear();
-            let n = loop {
-                match self.source.read_until(b'\n', &mut self.buf) {
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    r => break r.map_err(|e| format!("cannot read {}: {e}", self.name))?,
-                }
+            // A decimal line is short: stop reading one that is not, so that
+            // a binary file read as decimal fails fast and in little memory.
+            let limit = if self.decimal {
+                DECIMAL_LINE_LIMIT
+            } else {
+                u64::MAX
             };
+            let n = Read::take(&mut self.source, limit)
+                .read_until(b'\n', &mut self.buf)
+                .map_err(|e| format!("cannot read {}: {e}", self.name))?;
             if n == 0 {
                 break;
             }
             consumed += n as u64;
             self.line += 1;
+            if n as u64 == limit && !self.buf.ends_with(b"\n") {
+                return Err(format!(
+                    "{} line {}: longer than {limit} bytes, not a decimal u64 key",
+                    self.name, self.line
+                ));
+            }
             let line = strip_line_end(&self.buf);
             keys.push(if self.decimal {
                 parse_decimal(line)

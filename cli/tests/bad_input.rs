@@ -83,6 +83,15 @@ fn bad_decimal_lines_are_named_by_number() {
         b"-1\n",
         &["line 1", "\"-1\""],
     );
+    // A binary file read as decimal fails at its first long line.
+    let mut binary = b"7\n".to_vec();
+    binary.extend(std::iter::repeat_n(0xAB, 1 << 20));
+    check_refused(
+        d.path(),
+        &["--key-format", "decimal"],
+        &binary,
+        &["line 2", "longer than 4096 bytes"],
+    );
 }
 
 #[test]
