@@ -40,6 +40,38 @@ pub enum Error {
         /// The kernel's name.
         name: &'static str,
     },
+    /// A resize from a bucket count to itself: nothing can move, so a plan
+    /// for it is almost certainly a mistake in the caller's arguments.
+    SameBucketCount {
+        /// The count given as both the old and the new one.
+        value: u32,
+    },
+    /// A byte-key offsets array whose length is not one more than the
+    /// number of keys.
+    OffsetCount {
+        /// Number of offsets given.
+        offsets: usize,
+        /// Number of keys (the output's length); `keys + 1` offsets are needed.
+        keys: usize,
+    },
+    /// A byte-key offset that is negative or past the end of the data.
+    OffsetOutOfRange {
+        /// Its index in the offsets array.
+        index: usize,
+        /// The offset, widened so that any integer type fits.
+        offset: i128,
+        /// The length of the data buffer.
+        data_len: usize,
+    },
+    /// A byte-key offset smaller than the one before it.
+    OffsetDecreasing {
+        /// Its index in the offsets array.
+        index: usize,
+        /// The offset.
+        offset: i128,
+        /// The offset before it.
+        previous: i128,
+    },
 }
 
 impl fmt::Display for Error {
@@ -62,6 +94,31 @@ impl fmt::Display for Error {
             Error::UnsupportedKernel { name } => {
                 write!(f, "kernel {name} is not supported by this CPU")
             }
+            Error::SameBucketCount { value } => write!(
+                f,
+                "the old and the new bucket count are both {value}: no key can move"
+            ),
+            Error::OffsetCount { offsets, keys } => write!(
+                f,
+                "{offsets} offsets for {keys} byte keys: expected {}",
+                *keys as u128 + 1
+            ),
+            Error::OffsetOutOfRange {
+                index,
+                offset,
+                data_len,
+            } => write!(
+                f,
+                "offset {offset} at index {index} is outside the {data_len}-byte data buffer"
+            ),
+            Error::OffsetDecreasing {
+                index,
+                offset,
+                previous,
+            } => write!(
+                f,
+                "offset {offset} at index {index} is smaller than the offset {previous} before it"
+            ),
         }
     }
 }

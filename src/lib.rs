@@ -19,6 +19,11 @@
 //! # Ok::<(), jumpshard::Error>(())
 //! ```
 //!
+//! When the bucket count changes from N to M, [`Resize::plan`] lists the
+//! keys that move and where, evaluating only the movers twice (jump hash
+//! is monotone). Byte-string keys go through a fixed 64-bit pre-hash,
+//! XXH3-64 with seed 0 ([`bytes`], [`bucket_bytes`], [`batch_bytes`]).
+//!
 //! Kernels are chosen once at run time (see [`active_kernel`]); the
 //! `JUMPSHARD_KERNEL` environment variable and [`set_active_kernel`] override
 //! the choice, and a [`Kernel`] runs one kernel explicitly.
@@ -28,12 +33,14 @@
 
 mod arch;
 mod buckets;
+pub mod bytes;
 mod dispatch;
 mod error;
 mod ffi;
 mod kernel;
 #[cfg(feature = "parallel")]
 mod parallel;
+mod plan;
 #[cfg(feature = "reference")]
 pub mod reference;
 mod scalar;
@@ -46,6 +53,7 @@ pub mod verify;
 pub struct ReadmeDoctests;
 
 pub use buckets::BucketCount;
+pub use bytes::{batch_bytes, bucket_bytes};
 pub use dispatch::{
     active_kernel, kernel_selection, set_active_kernel, KernelSelection, KERNEL_ENV,
 };
@@ -53,6 +61,7 @@ pub use error::Error;
 pub use kernel::Kernel;
 #[cfg(feature = "parallel")]
 pub use parallel::batch_parallel;
+pub use plan::{DestinationCounts, Move, MovePlan, Resize};
 
 /// The bucket of one key among `num_buckets`: Figure 1, computed in Rust.
 ///

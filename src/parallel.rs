@@ -36,21 +36,32 @@ pub fn batch_parallel(
     threads: usize,
 ) -> Result<(), Error> {
     check_lengths(keys, out)?;
+    run(keys, num_buckets, out, threads);
+    Ok(())
+}
+
+/// [`batch_parallel`] once the lengths are known to match.
+pub(crate) fn run(keys: &[u64], num_buckets: BucketCount, out: &mut [u32], threads: usize) {
     let kernel = active_kernel();
+    match run_length(keys.len(), threads) {
+        None => kernel.run(keys, num_buckets.get(), out),
+        Some(run) => keys
+            .par_chunks(run)
+            .zip(out.par_chunks_mut(run))
+            .for_each(|(k, o)| kernel.run(k, num_buckets.get(), o)),
+    }
+}
+
+/// How `len` keys are cut for up to `threads` threads (0: one per core):
+/// the length of each contiguous run but the last, or `None` when one
+/// thread does it all.
+pub(crate) fn run_length(len: usize, threads: usize) -> Option<usize> {
     let threads = match threads {
         0 => rayon::current_num_threads(),
         t => t,
     };
-    let by_size = keys.len().div_ceil(MIN_KEYS_PER_THREAD);
+    let by_size = len.div_ceil(MIN_KEYS_PER_THREAD);
     let threads = threads.min(by_size).max(1);
-    if threads == 1 {
-        kernel.run(keys, num_buckets.get(), out);
-        return Ok(());
-    }
     // Runs of whole 64-key blocks, so only the last one has a SIMD tail.
-    let run = keys.len().div_ceil(threads).next_multiple_of(64);
-    keys.par_chunks(run)
-        .zip(out.par_chunks_mut(run))
-        .for_each(|(k, o)| kernel.run(k, num_buckets.get(), o));
-    Ok(())
+    (threads > 1).then(|| len.div_ceil(threads).next_multiple_of(64))
 }

@@ -4,7 +4,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod assign;
+mod atomic;
 mod bench;
+mod input;
+mod pipeline;
+mod progress;
+mod reshard;
+mod signals;
 mod verify;
 
 /// Jump consistent hash, bit-exact with Lamping and Veach's Figure 1, for
@@ -38,9 +45,15 @@ enum Command {
     /// Measure each kernel's single-thread throughput against the Figure 1
     /// reference in the same run.
     Bench(bench::Args),
+    /// List the keys that move, and where, when the bucket count changes
+    /// from N to M; streams inputs of any size on every core.
+    Reshard(reshard::Args),
+    /// Write the bucket of every key among N, in input order, streaming.
+    Assign(assign::Args),
 }
 
 fn main() -> ExitCode {
+    signals::ignore_file_size_limit_signal();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Bucket { key, buckets } => jumpshard::BucketCount::try_from(buckets)
@@ -52,6 +65,8 @@ fn main() -> ExitCode {
         }
         Command::Verify(args) => verify::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Reshard(args) => reshard::run(&args),
+        Command::Assign(args) => assign::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -94,6 +94,10 @@ impl jumpshard_status {
             Error::LengthMismatch { .. } => jumpshard_status::JUMPSHARD_ERROR_INVALID_LENGTH,
             Error::UnknownKernel { .. } => jumpshard_status::JUMPSHARD_ERROR_UNKNOWN_KERNEL,
             Error::UnsupportedKernel { .. } => jumpshard_status::JUMPSHARD_ERROR_UNSUPPORTED_KERNEL,
+            Error::SameBucketCount { .. } => jumpshard_status::JUMPSHARD_ERROR_INVALID_BUCKET_COUNT,
+            Error::OffsetCount { .. }
+            | Error::OffsetOutOfRange { .. }
+            | Error::OffsetDecreasing { .. } => jumpshard_status::JUMPSHARD_ERROR_INVALID_LENGTH,
         }
     }
 }

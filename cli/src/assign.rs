@@ -1,0 +1,150 @@
+//! `jumpshard assign`: the bucket of every key among N, in input order,
+//! streamed like `reshard`.
+//!
+//! Output: `text`, one decimal bucket per line; or `binary`, one
+//! little-endian i32 per key (Figure 1's return type).
+
+use std::io::{BufWriter, Stdout, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::atomic::AtomicFile;
+use crate::reshard::{count, threads};
+use crate::{input, pipeline, progress};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BucketFormat {
+    /// One decimal bucket per line.
+    Text,
+    /// One little-endian i32 per key.
+    Binary,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The number of buckets, N (1 to 2147483647).
+    #[arg(long, allow_negative_numbers = true)]
+    buckets: i64,
+    #[command(flatten)]
+    input: input::InputArgs,
+    /// Write the buckets here (atomically: complete or not at all) and a
+    /// summary to standard output; without it, the buckets go to standard
+    /// output.
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Format of the buckets.
+    #[arg(long, value_enum, default_value_t = BucketFormat::Text)]
+    output_format: BucketFormat,
+    /// Threads to compute on; 0 means one per core.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Print the summary (with --output) as one JSON object.
+    #[arg(long, requires = "output")]
+    json: bool,
+}
+
+/// Where the buckets go.
+enum Sink {
+    File(AtomicFile),
+    Stdout(BufWriter<Stdout>),
+}
+
+impl Sink {
+    fn write_all(&mut self, bytes: &[u8]) -> Result<(), String> {
+        match self {
+            Sink::File(f) => f.write_all(bytes),
+            Sink::Stdout(s) => s
+                .write_all(bytes)
+                .map_err(|e| format!("cannot write standard output: {e}")),
+        }
+    }
+
+    fn finish(self) -> Result<(), String> {
+        match self {
+            Sink::File(f) => f.commit(),
+            Sink::Stdout(mut s) => s
+                .flush()
+                .map_err(|e| format!("cannot write standard output: {e}")),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Summary {
+    keys: u64,
+    buckets: u32,
+    seconds: f64,
+    keys_per_second: f64,
+    threads: usize,
+    output: String,
+}
+
+pub fn run(args: &Args) -> Result<(), String> {
+    let n = count("--buckets", args.buckets)?;
+    let input = args.input.open()?;
+    let mut sink = match &args.output {
+        Some(path) => Sink::File(AtomicFile::create(path)?),
+        None => Sink::Stdout(BufWriter::with_capacity(1 << 20, std::io::stdout())),
+    };
+    let format = args.output_format;
+    let bar = progress::bar(input.size, input.unit);
+    let start = Instant::now();
+    let mut bytes = Vec::new();
+    let keys = pipeline::run(
+        input.reader,
+        &bar,
+        |chunk, buckets: &mut Vec<u32>| {
+            buckets.resize(chunk.keys.len(), 0);
+            jumpshard::batch_parallel(&chunk.keys, n, buckets, args.threads)
+                .expect("one bucket per key");
+        },
+        |_, buckets| {
+            bytes.clear();
+            match format {
+                BucketFormat::Binary => {
+                    // Buckets are below 2^31, so as i32 they keep their bits.
+                    bytes.extend(buckets.iter().flat_map(|b| b.to_le_bytes()));
+                }
+                BucketFormat::Text => {
+                    let mut itoa = itoa::Buffer::new();
+                    for &b in buckets {
+                        bytes.extend_from_slice(itoa.format(b).as_bytes());
+                        bytes.push(b'\n');
+                    }
+                }
+            }
+            sink.write_all(&bytes)
+        },
+    )?;
+    bar.finish_and_clear();
+    sink.finish()?;
+    let Some(path) = &args.output else {
+        return Ok(());
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let summary = Summary {
+        keys,
+        buckets: n.get(),
+        seconds,
+        keys_per_second: keys as f64 / seconds,
+        threads: threads(args.threads),
+        output: path.display().to_string(),
+    };
+    if args.json {
+        let json = serde_json::to_string(&summary).map_err(|e| e.to_string())?;
+        println!("{json}");
+    } else {
+        println!(
+            "assigned {} keys to {} buckets in {:.3} s ({:.1} M keys/s on {} threads): {}",
+            summary.keys,
+            summary.buckets,
+            summary.seconds,
+            summary.keys_per_second / 1e6,
+            summary.threads,
+            summary.output
+        );
+    }
+    Ok(())
+}

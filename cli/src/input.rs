@@ -1,0 +1,328 @@
+//! Where keys come from, as a stream of chunks: a file or standard input in
+//! one of three formats, or generated keys.
+//!
+//! - `u64le`: 8-byte little-endian keys back to back; the size must be a
+//!   multiple of 8.
+//! - `decimal`: one decimal u64 per line (digits only; a line longer than
+//!   4096 bytes is refused without being read whole).
+//! - `bytes`: each line is one byte-string key, pre-hashed with XXH3-64
+//!   (`jumpshard::bytes::prehash`).
+//!
+//! A line is what lies between two `\n`, without the `\n` and without one
+//! `\r` before it (so `\r\n` files read as `\n` files); a last line without
+//! `\n` counts. Keys are numbered from 0 in input order (their position);
+//! lines are numbered from 1 in error messages.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::PathBuf;
+
+use jumpshard::verify::SplitMix64;
+
+/// Keys per chunk: 8 MiB of keys, enough to keep every core busy between
+/// two hand-overs, small enough that a handful in flight stay far below
+/// the memory budget.
+pub const CHUNK: usize = 1 << 20;
+
+/// How keys are written in the input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum KeyFormat {
+    /// 8-byte little-endian unsigned integers, back to back.
+    U64le,
+    /// One decimal unsigned 64-bit integer per line.
+    Decimal,
+    /// One key per line, without its `\n` or `\r\n`, hashed as bytes (XXH3-64, seed 0).
+    Bytes,
+}
+
+/// The input options shared by the streaming commands.
+#[derive(clap::Args)]
+pub struct InputArgs {
+    /// Input file; standard input when absent or `-`.
+    #[arg(conflicts_with = "generate")]
+    input: Option<PathBuf>,
+    /// How the input's keys are written.
+    #[arg(long, value_enum, default_value_t = KeyFormat::U64le)]
+    pub key_format: KeyFormat,
+    /// Instead of reading input, generate this many SplitMix64 keys.
+    #[arg(long, value_name = "COUNT")]
+    generate: Option<u64>,
+    /// Seed of the generated keys.
+    #[arg(long, default_value_t = 0x6A75_6D70, requires = "generate")]
+    seed: u64,
+}
+
+/// What the progress bar counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    Keys,
+    Bytes,
+}
+
+/// A source of key chunks.
+pub trait KeyReader: Send {
+    /// Replaces `keys` with the next up to [`CHUNK`] keys, none at the end;
+    /// returns the progress made, in the source's [`Unit`].
+    fn next_chunk(&mut self, keys: &mut Vec<u64>) -> Result<u64, String>;
+}
+
+/// An opened input.
+pub struct Input {
+    pub reader: Box<dyn KeyReader>,
+    /// Its size in `unit`s, when known in advance.
+    pub size: Option<u64>,
+    pub unit: Unit,
+    /// Whether keys are byte strings (so the move list names positions).
+    pub byte_keys: bool,
+}
+
+impl InputArgs {
+    /// Opens the input, checking what can be checked before reading.
+    pub fn open(&self) -> Result<Input, String> {
+        if let Some(count) = self.generate {
+            return Ok(Input {
+                reader: Box::new(Generated {
+                    rng: SplitMix64::new(self.seed),
+                    left: count,
+                }),
+                size: Some(count),
+                unit: Unit::Keys,
+                byte_keys: false,
+            });
+        }
+        let (source, name, size): (Box<dyn Read + Send>, String, Option<u64>) =
+            match self.input.as_deref() {
+                Some(path) if path.as_os_str() != "-" => {
+                    let name = path.display().to_string();
+                    let file = File::open(path).map_err(|e| format!("cannot open {name}: {e}"))?;
+                    let meta = file
+                        .metadata()
+                        .map_err(|e| format!("cannot read {name}: {e}"))?;
+                    if meta.is_dir() {
+                        return Err(format!("cannot read {name}: it is a directory"));
+                    }
+                    let size = meta.is_file().then_some(meta.len());
+                    (Box::new(file), name, size)
+                }
+                _ => (Box::new(io::stdin()), "standard input".into(), None),
+            };
+        let input = match self.key_format {
+            KeyFormat::U64le => {
+                if let Some(len) = size.filter(|len| len % 8 != 0) {
+                    return Err(not_whole_keys(&name, len));
+                }
+                Input {
+                    reader: Box::new(U64Le {
+                        source,
+                        name,
+                        bytes: 0,
+                    }),
+                    size: size.map(|s| s / 8),
+                    unit: Unit::Keys,
+                    byte_keys: false,
+                }
+            }
+            format => Input {
+                reader: Box::new(Lines {
+                    source: BufReader::with_capacity(1 << 20, source),
+                    name,
+                    line: 0,
+                    buf: Vec::new(),
+                    decimal: format == KeyFormat::Decimal,
+                }),
+                size,
+                unit: Unit::Bytes,
+                byte_keys: format == KeyFormat::Bytes,
+            },
+        };
+        Ok(input)
+    }
+}
+
+fn not_whole_keys(name: &str, len: u64) -> String {
+    format!(
+        "{name}: size {len} bytes is not a multiple of 8, so it is not a u64le key file \
+         ({} whole keys and {} bytes left over)",
+        len / 8,
+        len % 8
+    )
+}
+
+/// Retries reads interrupted by a signal; other errors name the input.
+fn read_some(source: &mut dyn Read, buf: &mut [u8], name: &str) -> Result<usize, String> {
+    loop {
+        match source.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            r => return r.map_err(|e| format!("cannot read {name}: {e}")),
+        }
+    }
+}
+
+struct U64Le {
+    source: Box<dyn Read + Send>,
+    name: String,
+    bytes: u64,
+}
+
+impl KeyReader for U64Le {
+    fn next_chunk(&mut self, keys: &mut Vec<u64>) -> Result<u64, String> {
+        // A recycled chunk is already full length: no zeroing but the first.
+        keys.resize(CHUNK, 0);
+        let buf: &mut [u8] = bytemuck::cast_slice_mut(keys.as_mut_slice());
+        let mut filled = 0;
+        while filled < buf.len() {
+            match read_some(&mut *self.source, &mut buf[filled..], &self.name)? {
+                0 => break,
+                n => filled += n,
+            }
+        }
+        self.bytes += filled as u64;
+        if filled % 8 != 0 {
+            // Only the end of the input leaves a chunk short.
+            return Err(not_whole_keys(&self.name, self.bytes));
+        }
+        keys.truncate(filled / 8);
+        for key in keys.iter_mut() {
+            *key = u64::from_le(*key);
+        }
+        Ok(keys.len() as u64)
+    }
+}
+
+/// The longest decimal line read whole; `u64::MAX` has 20 digits.
+const DECIMAL_LINE_LIMIT: u64 = 4096;
+
+struct Lines {
+    source: BufReader<Box<dyn Read + Send>>,
+    name: String,
+    /// Lines read so far.
+    line: u64,
+    buf: Vec<u8>,
+    decimal: bool,
+}
+
+impl KeyReader for Lines {
+    fn next_chunk(&mut self, keys: &mut Vec<u64>) -> Result<u64, String> {
+        keys.clear();
+        let mut consumed = 0;
+        while keys.len() < CHUNK {
+            self.buf.clear();
+            // A decimal line is short: stop reading one that is not, so that
+            // a binary file read as decimal fails fast and in little memory.
+            let limit = if self.decimal {
+                DECIMAL_LINE_LIMIT
+            } else {
+                u64::MAX
+            };
+            let n = Read::take(&mut self.source, limit)
+                .read_until(b'\n', &mut self.buf)
+                .map_err(|e| format!("cannot read {}: {e}", self.name))?;
+            if n == 0 {
+                break;
+            }
+            consumed += n as u64;
+            self.line += 1;
+            if n as u64 == limit && !self.buf.ends_with(b"\n") {
+                return Err(format!(
+                    "{} line {}: longer than {limit} bytes, not a decimal u64 key",
+                    self.name, self.line
+                ));
+            }
+            let line = strip_line_end(&self.buf);
+            keys.push(if self.decimal {
+                parse_decimal(line)
+                    .map_err(|why| format!("{} line {}: {why}", self.name, self.line))?
+            } else {
+                jumpshard::bytes::prehash(line)
+            });
+        }
+        Ok(consumed)
+    }
+}
+
+fn strip_line_end(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// One decimal key, or why not.
+fn parse_decimal(line: &[u8]) -> Result<u64, String> {
+    if line.is_empty() {
+        return Err("empty line where a decimal u64 key was expected".into());
+    }
+    let text = String::from_utf8_lossy(line);
+    if line.iter().all(u8::is_ascii_digit) {
+        return text.parse().map_err(|_| {
+            format!(
+                "{} is out of range for a u64 key (0 to {})",
+                shorten(&text),
+                u64::MAX
+            )
+        });
+    }
+    Err(format!("{:?} is not a decimal u64 key", shorten(&text)))
+}
+
+/// At most 40 characters of a bad line, so that a binary file fed as text
+/// does not flood the terminal.
+fn shorten(text: &str) -> String {
+    match text.char_indices().nth(40) {
+        Some((end, _)) => format!("{}...", &text[..end]),
+        None => text.to_string(),
+    }
+}
+
+struct Generated {
+    rng: SplitMix64,
+    left: u64,
+}
+
+impl KeyReader for Generated {
+    fn next_chunk(&mut self, keys: &mut Vec<u64>) -> Result<u64, String> {
+        let n = self.left.min(CHUNK as u64) as usize;
+        keys.clear();
+        keys.extend((0..n).map(|_| self.rng.next_u64()));
+        self.left -= n as u64;
+        Ok(n as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_ends_are_stripped_once() {
+        assert_eq!(strip_line_end(b"ab\r\n"), b"ab");
+        assert_eq!(strip_line_end(b"ab\n"), b"ab");
+        assert_eq!(strip_line_end(b"ab"), b"ab");
+        assert_eq!(strip_line_end(b"ab\r\r\n"), b"ab\r");
+        assert_eq!(strip_line_end(b"\n"), b"");
+    }
+
+    #[test]
+    fn decimals_are_strict() {
+        assert_eq!(parse_decimal(b"0"), Ok(0));
+        assert_eq!(parse_decimal(b"18446744073709551615"), Ok(u64::MAX));
+        for bad in [
+            &b""[..],
+            b"+1",
+            b"-1",
+            b" 1",
+            b"1 ",
+            b"0x10",
+            b"1e3",
+            b"\xff",
+        ] {
+            assert!(parse_decimal(bad).is_err(), "{bad:?}");
+        }
+        let err = parse_decimal(b"18446744073709551616").unwrap_err();
+        assert!(err.contains("out of range"), "{err}");
+    }
+
+    #[test]
+    fn long_bad_lines_are_shortened() {
+        let err = parse_decimal(&[b'x'; 1000]).unwrap_err();
+        assert!(err.len() < 80, "{err}");
+    }
+}

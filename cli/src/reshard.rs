@@ -1,0 +1,236 @@
+//! `jumpshard reshard`: which keys move, and where, when the bucket count
+//! changes from N to M, for inputs of any size, on every core, with memory
+//! bounded by a few chunks.
+//!
+//! The move list (`--output`) has one record per moving key, in input
+//! order: its id (the key itself, or its 0-based position in the input
+//! with `--positions` and always for `bytes` keys), its old bucket and its
+//! new one.
+//!
+//! - `csv`: a header line `key,from,to` (or `position,from,to`), then one
+//!   line per move, each ending in `\n`.
+//! - `binary`: no header; 16 bytes per move, all little-endian: the id as
+//!   a u64, then `from` and `to` as u32.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use jumpshard::{BucketCount, DestinationCounts, MovePlan, Resize};
+use serde::{Serialize, Serializer};
+
+use crate::atomic::AtomicFile;
+use crate::{input, pipeline, progress};
+
+/// Destinations listed in the text summary; `--json` lists them all.
+const LISTED: usize = 32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum MoveFormat {
+    /// Text: a header, then `id,from,to` per line.
+    Csv,
+    /// 16-byte little-endian records: u64 id, u32 from, u32 to.
+    Binary,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The current number of buckets, N (1 to 2147483647).
+    #[arg(long, allow_negative_numbers = true)]
+    from: i64,
+    /// The new number of buckets, M (1 to 2147483647, not N).
+    #[arg(long, allow_negative_numbers = true)]
+    to: i64,
+    #[command(flatten)]
+    input: input::InputArgs,
+    /// Write the move list here (atomically: complete or not at all).
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Format of the move list.
+    #[arg(long, value_enum, default_value_t = MoveFormat::Csv, requires = "output")]
+    output_format: MoveFormat,
+    /// Identify moving keys by their 0-based position in the input rather
+    /// than by value (always so for `--key-format bytes`).
+    #[arg(long, requires = "output")]
+    positions: bool,
+    /// Threads to compute on; 0 means one per core.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// A bucket count from the command line, or an error naming the option.
+pub fn count(option: &str, value: i64) -> Result<BucketCount, String> {
+    BucketCount::try_from(value).map_err(|e| format!("{option}: {e}"))
+}
+
+/// The number of threads `--threads` asks for, as the pool will run it.
+pub fn threads(asked: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    match asked {
+        0 => cores,
+        t => t.min(cores),
+    }
+}
+
+pub fn run(args: &Args) -> Result<(), String> {
+    let resize = Resize::new(count("--from", args.from)?, count("--to", args.to)?)
+        .map_err(|e| e.to_string())?;
+    let input = args.input.open()?;
+    let by_position = args.positions || input.byte_keys;
+    let format = args.output_format;
+    let mut output = args.output.as_deref().map(AtomicFile::create).transpose()?;
+    if let (Some(out), MoveFormat::Csv) = (&mut output, format) {
+        let id = if by_position { "position" } else { "key" };
+        out.write_all(format!("{id},from,to\n").as_bytes())?;
+    }
+    let bar = progress::bar(input.size, input.unit);
+    let mut total = DestinationCounts::new(resize);
+    let start = Instant::now();
+    let mut record = Vec::new();
+    let keys = pipeline::run(
+        input.reader,
+        &bar,
+        |chunk, plan: &mut MovePlan| {
+            resize.plan_parallel(&chunk.keys, chunk.first, plan, args.threads);
+            total.merge(plan.per_destination());
+        },
+        |chunk, plan| {
+            let Some(out) = output.as_mut() else {
+                return Ok(());
+            };
+            record.clear();
+            for m in plan.moves() {
+                let id = if by_position {
+                    m.position
+                } else {
+                    chunk.keys[(m.position - chunk.first) as usize]
+                };
+                encode(&mut record, format, id, m.from, m.to);
+            }
+            out.write_all(&record)
+        },
+    )?;
+    bar.finish_and_clear();
+    if let Some(out) = output {
+        out.commit()?;
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let summary = Summary {
+        keys,
+        moved: total.total(),
+        from: resize.from_count().get(),
+        to: resize.to_count().get(),
+        moved_fraction: fraction(total.total(), keys),
+        expected_fraction: resize.expected_moved_fraction(),
+        seconds,
+        keys_per_second: keys as f64 / seconds,
+        threads: threads(args.threads),
+        per_destination: PerDestination(&total),
+        output: args.output.as_ref().map(|p| p.display().to_string()),
+    };
+    if args.json {
+        let json = serde_json::to_string(&summary).map_err(|e| e.to_string())?;
+        println!("{json}");
+    } else {
+        print_text(&summary, resize);
+    }
+    Ok(())
+}
+
+/// Appends one move record.
+fn encode(buf: &mut Vec<u8>, format: MoveFormat, id: u64, from: u32, to: u32) {
+    match format {
+        MoveFormat::Binary => {
+            buf.extend_from_slice(&id.to_le_bytes());
+            buf.extend_from_slice(&from.to_le_bytes());
+            buf.extend_from_slice(&to.to_le_bytes());
+        }
+        MoveFormat::Csv => {
+            let mut itoa = itoa::Buffer::new();
+            buf.extend_from_slice(itoa.format(id).as_bytes());
+            buf.push(b',');
+            buf.extend_from_slice(itoa.format(from).as_bytes());
+            buf.push(b',');
+            buf.extend_from_slice(itoa.format(to).as_bytes());
+            buf.push(b'\n');
+        }
+    }
+}
+
+pub fn fraction(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    }
+}
+
+#[derive(Serialize)]
+struct Summary<'a> {
+    keys: u64,
+    moved: u64,
+    from: u32,
+    to: u32,
+    moved_fraction: f64,
+    expected_fraction: f64,
+    seconds: f64,
+    keys_per_second: f64,
+    threads: usize,
+    per_destination: PerDestination<'a>,
+    output: Option<String>,
+}
+
+/// Bucket number (as a string, JSON's only key type) to count, by
+/// increasing bucket.
+struct PerDestination<'a>(&'a DestinationCounts);
+
+impl Serialize for PerDestination<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(bucket, n)| (bucket.to_string(), n)))
+    }
+}
+
+fn print_text(s: &Summary, resize: Resize) {
+    let (kind, formula) = if resize.shrinks() {
+        ("shrink", format!("({} - {}) / {}", s.from, s.to, s.from))
+    } else {
+        ("growth", format!("1 - {} / {}", s.from, s.to))
+    };
+    let mut out = std::io::stdout().lock();
+    // A closed stdout loses the summary only; the output file is complete.
+    let _ = (|| -> std::io::Result<()> {
+        writeln!(out, "reshard {} -> {} buckets ({kind})", s.from, s.to)?;
+        writeln!(out, "keys read      {}", s.keys)?;
+        writeln!(
+            out,
+            "keys moved     {} ({:.4}%; expected {formula} = {:.4}%)",
+            s.moved,
+            100.0 * s.moved_fraction,
+            100.0 * s.expected_fraction
+        )?;
+        writeln!(out, "per destination bucket:")?;
+        let mut listed = 0;
+        for (bucket, n) in s.per_destination.0.iter().take(LISTED) {
+            writeln!(out, "  {bucket:>10}  {n}")?;
+            listed += 1;
+        }
+        let all = s.per_destination.0.iter().count();
+        if all > listed {
+            writeln!(out, "  ... and {} more buckets (see --json)", all - listed)?;
+        }
+        writeln!(
+            out,
+            "time           {:.3} s ({:.1} M keys/s on {} threads)",
+            s.seconds,
+            s.keys_per_second / 1e6,
+            s.threads
+        )?;
+        if let Some(path) = &s.output {
+            writeln!(out, "move list      {path}")?;
+        }
+        Ok(())
+    })();
+}
