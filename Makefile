@@ -7,7 +7,7 @@ CARGO ?= cargo
 
 # The main job on built-in data.
 run:
-	$(CARGO) run --release -- verify
+	$(CARGO) run --release -- reshard --from 10 --to 12 --generate 100000000
 
 test: test-rust test-kernels test-consumers
 
