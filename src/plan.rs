@@ -242,7 +242,8 @@ pub struct MovePlan {
     scratch: Vec<u32>,
     /// The moving keys, for their second evaluation.
     movers: Vec<u64>,
-    /// One plan per run of [`Resize::plan_parallel`], kept for their buffers.
+    /// One plan per run of `Resize::plan_parallel`, kept for their buffers.
+    #[cfg(feature = "parallel")]
     parts: Vec<MovePlan>,
 }
 
