@@ -151,6 +151,18 @@ mod tests {
     }
 
     #[test]
+    fn buffers_overlap_only_when_they_share_a_byte() {
+        let buffer = |address, len| Buffer::new(addr(address), len).unwrap();
+        assert!(buffer(8, 2).overlaps(&buffer(16, 1)));
+        assert!(buffer(16, 1).overlaps(&buffer(8, 2)));
+        assert!(!buffer(8, 1).overlaps(&buffer(16, 1)), "adjacent");
+        assert!(!buffer(8, 0).overlaps(&buffer(8, 1)), "empty");
+        let bytes = Buffer::new(core::ptr::without_provenance::<u8>(23), 1).unwrap();
+        assert!(bytes.overlaps(&buffer(16, 1)));
+        assert!(!bytes.overlaps(&buffer(24, 1)));
+    }
+
+    #[test]
     fn bad_spans_are_refused_in_order() {
         assert_eq!(
             span::<u64>(core::ptr::null(), 1),

@@ -134,3 +134,36 @@ pub unsafe extern "C" fn jumpshard_batch_bytes(
         crate::batch_bytes(data, offsets, n, out).map_err(|e| jumpshard_status::of(&e))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The three functions on real buffers, inputs overlapping each other
+    /// included, so that a memory checker (Miri) sees every slice made.
+    #[test]
+    fn byte_keys_through_the_c_functions() {
+        let words = [0u64, 1, 3, 8];
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_ne_bytes()).collect();
+        let data = words.as_ptr().cast::<u8>();
+        let n = BucketCount::new(10).unwrap();
+        let want = [&bytes[0..1], &bytes[1..3], &bytes[3..8]].map(|k| crate::bucket_bytes(k, n));
+
+        let mut out = [-7i32; 3];
+        // SAFETY: `data` covers the 32 bytes of `words`, which are also the
+        // offsets (inputs may overlap); `out` has room for 3 results.
+        let status =
+            unsafe { jumpshard_batch_bytes(data, 32, words.as_ptr(), 4, 10, out.as_mut_ptr(), 3) };
+        assert_eq!(status, jumpshard_status::JUMPSHARD_OK);
+        assert_eq!(out, want.map(|b| b as i32));
+
+        let mut hash = 0;
+        // SAFETY: 5 readable bytes inside `words`, and one writable u64.
+        let status = unsafe { jumpshard_prehash_bytes(data.wrapping_add(3), 5, &mut hash) };
+        assert_eq!(status, jumpshard_status::JUMPSHARD_OK);
+        assert_eq!(hash, crate::bytes::prehash(&bytes[3..8]));
+        // SAFETY: 5 readable bytes inside `words`.
+        let bucket = unsafe { jumpshard_bucket_bytes(data.wrapping_add(3), 5, 10) };
+        assert_eq!(bucket, want[2] as i32);
+    }
+}
