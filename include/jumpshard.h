@@ -86,9 +86,16 @@ enum jumpshard_status
      */
     JUMPSHARD_ERROR_INVALID_LENGTH = 7,
     /**
-     * The `keys` and `out` buffers overlap.
+     * An output buffer overlaps an input buffer (`keys` and `out`, or
+     * `out` and `data` or `offsets`).
      */
     JUMPSHARD_ERROR_OVERLAPPING_BUFFERS = 8,
+    /**
+     * The `offsets` of a byte-key batch do not cut `data` into `out_len`
+     * keys: not exactly `out_len + 1` of them, one past `data_len`, or one
+     * smaller than the one before.
+     */
+    JUMPSHARD_ERROR_INVALID_OFFSETS = 9,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -151,6 +158,84 @@ jumpshard_status jumpshard_batch_parallel(const uint64_t *keys,
                                           int32_t num_buckets,
                                           int32_t *out,
                                           size_t threads);
+
+/**
+ * Writes to `*out` the 64-bit key of the byte string `data[0..len]`: its
+ * XXH3-64 with seed 0, the hash `jumpshard_bucket_bytes` and
+ * `jumpshard_batch_bytes` put through `jumpshard_bucket`. It is fixed
+ * forever, and is the `xxh3_64` of the xxHash libraries of every language.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `data`, `JUMPSHARD_ERROR_NULL_POINTER` (NULL with
+ * `len > 0`) and `JUMPSHARD_ERROR_INVALID_LENGTH`; for `out`,
+ * `JUMPSHARD_ERROR_NULL_POINTER` and `JUMPSHARD_ERROR_MISALIGNED_POINTER`;
+ * then `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS` (`*out` inside `data`). On any
+ * error `*out` is not written. A status rather than the hash itself is
+ * returned because every `uint64_t` is some string's hash, so no value
+ * could mean "refused".
+ *
+ * With `len == 0` (the empty string) `data` is not used and may be NULL.
+ *
+ * # Safety
+ * Unless `len` is 0, `data` must point to `len` readable bytes; `out` must
+ * point to a writable `uint64_t`; no other thread writes either during the
+ * call.
+ */
+jumpshard_status jumpshard_prehash_bytes(const uint8_t *data, size_t len, uint64_t *out);
+
+/**
+ * The bucket of the byte string `data[0..len]` among `num_buckets`:
+ * `jumpshard_bucket` of its `jumpshard_prehash_bytes`, the bucket the Rust
+ * API's `bucket_bytes` and `jumpshard reshard --key-format bytes` give.
+ *
+ * Returns -1, as `jumpshard_bucket` does, when `num_buckets <= 0`, and
+ * also when `data` is NULL with `len > 0` or `len` bytes cannot fit in the
+ * address space from `data` (more than PTRDIFF_MAX, or past the end of
+ * memory). With `len == 0` (the empty string) `data` may be NULL.
+ *
+ * # Safety
+ * Unless `len` is 0, `data` must point to `len` readable bytes that no
+ * other thread writes during the call.
+ */
+int32_t jumpshard_bucket_bytes(const uint8_t *data, size_t len, int32_t num_buckets);
+
+/**
+ * Writes the bucket among `num_buckets` of `out_len` byte strings to
+ * `out[0..out_len]`, on the calling thread with the active kernel. The
+ * strings lie back to back in `data[0..data_len]`, in the layout of
+ * Arrow's binary arrays: string `i` is `data[offsets[i]..offsets[i + 1]]`,
+ * so `offsets` holds `offsets_len == out_len + 1` non-decreasing offsets,
+ * each at most `data_len` (the first need not be 0; an empty batch still
+ * has one offset). `out[i]` is `jumpshard_bucket_bytes` of string `i`.
+ *
+ * Offsets are 64-bit: Arrow's large binary `int64_t` offsets can be
+ * passed as they are (C may read an `int64_t` array through a `uint64_t`
+ * pointer; a negative offset then reads as one past the data and is
+ * refused); 32-bit offsets must be widened first.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: `JUMPSHARD_ERROR_INVALID_BUCKET_COUNT` (`num_buckets`
+ * outside 1..INT32_MAX, checked even when `out_len` is 0); for `data`,
+ * then `offsets`, then `out`: `JUMPSHARD_ERROR_NULL_POINTER` (NULL with a
+ * length above 0), `JUMPSHARD_ERROR_MISALIGNED_POINTER`,
+ * `JUMPSHARD_ERROR_INVALID_LENGTH`; then
+ * `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS` (`out` overlaps `data` or
+ * `offsets`; those two may overlap each other); then
+ * `JUMPSHARD_ERROR_INVALID_OFFSETS`. On any error `out` is not written
+ * (after `JUMPSHARD_ERROR_PANIC` its contents are unspecified).
+ *
+ * # Safety
+ * Unless its length is 0, `data` must point to `data_len` readable bytes,
+ * `offsets` to `offsets_len` readable `uint64_t` and `out` to `out_len`
+ * writable `int32_t`, none written by another thread during the call.
+ */
+jumpshard_status jumpshard_batch_bytes(const uint8_t *data,
+                                       size_t data_len,
+                                       const uint64_t *offsets,
+                                       size_t offsets_len,
+                                       int32_t num_buckets,
+                                       int32_t *out,
+                                       size_t out_len);
 
 /**
  * The name of the kernel the batch functions use now: "scalar", "avx2",

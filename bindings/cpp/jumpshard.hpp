@@ -6,6 +6,7 @@
 //   std::vector<std::uint64_t> keys = ...;
 //   std::vector<std::int32_t> shards = jumpshard::batch(keys, 12);
 //   jumpshard::batch_parallel(keys, 12, jumpshard::span<std::int32_t>(shards));
+//   std::int32_t shard = jumpshard::bucket_bytes("user:42", 12);
 //
 // Every function is a thin inline call into the C library: link as for C
 // (-ljumpshard, or libjumpshard.a and its system libraries). Errors throw
@@ -133,6 +134,54 @@ inline std::vector<std::int32_t> batch_parallel(span<const std::uint64_t> keys,
                                                 std::int32_t num_buckets, std::size_t threads = 0) {
     std::vector<std::int32_t> out(keys.size());
     batch_parallel(keys, num_buckets, out, threads);
+    return out;
+}
+
+namespace detail {
+inline const std::uint8_t *bytes(std::string_view s) noexcept {
+    return reinterpret_cast<const std::uint8_t *>(s.data());
+}
+}  // namespace detail
+
+// The 64-bit key of the byte string `key`: XXH3-64 with seed 0, as in the
+// Rust API, the CLI and the xxHash libraries.
+inline std::uint64_t prehash_bytes(std::string_view key) {
+    std::uint64_t hash = 0;
+    detail::check(jumpshard_prehash_bytes(detail::bytes(key), key.size(), &hash));
+    return hash;
+}
+
+// The bucket of the byte string `key` among `num_buckets`: bucket() of its
+// prehash_bytes(). Throws jumpshard::error for num_buckets <= 0.
+inline std::int32_t bucket_bytes(std::string_view key, std::int32_t num_buckets) {
+    if (num_buckets <= 0) throw error(JUMPSHARD_ERROR_INVALID_BUCKET_COUNT);
+    return jumpshard_bucket_bytes(detail::bytes(key), key.size(), num_buckets);
+}
+
+// The bucket of each byte string of an Arrow-style layout into `out`:
+// string i is data.substr(offsets[i], offsets[i + 1] - offsets[i]), so
+// offsets.size() must be out.size() + 1 (else jumpshard::error with
+// JUMPSHARD_ERROR_INVALID_OFFSETS, as for offsets outside `data` or
+// decreasing).
+inline void batch_bytes(std::string_view data, span<const std::uint64_t> offsets,
+                        std::int32_t num_buckets, span<std::int32_t> out) {
+    detail::check(jumpshard_batch_bytes(detail::bytes(data), data.size(), offsets.data(),
+                                        offsets.size(), num_buckets, out.data(), out.size()));
+}
+
+// The bucket of each byte string in `keys`, in a new vector (the strings
+// are copied into one buffer first; batch_bytes() above takes them in place).
+inline std::vector<std::int32_t> batch_bytes(span<const std::string_view> keys,
+                                             std::int32_t num_buckets) {
+    std::string data;
+    std::vector<std::uint64_t> offsets{0};
+    offsets.reserve(keys.size() + 1);
+    for (std::string_view key : keys) {
+        data.append(key);
+        offsets.push_back(data.size());
+    }
+    std::vector<std::int32_t> out(keys.size());
+    batch_bytes(data, offsets, num_buckets, out);
     return out;
 }
 

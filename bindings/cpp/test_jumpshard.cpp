@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "jumpshard.hpp"
@@ -138,6 +139,37 @@ int main() {
             }
         }
         jumpshard::set_kernel(before);
+    });
+
+    run("byte_keys", [&](bool &ok) {
+        const std::string_view strings[] = {"", "a", "user:42", std::string_view("\0x\xff", 3)};
+        for (std::string_view s : strings) {
+            const auto *p = reinterpret_cast<const std::uint8_t *>(s.data());
+            std::uint64_t hash = 0;
+            CHECK(jumpshard_prehash_bytes(p, s.size(), &hash) == JUMPSHARD_OK);
+            CHECK(jumpshard::prehash_bytes(s) == hash);
+            CHECK(jumpshard::bucket_bytes(s, 1000) == jumpshard_bucket_bytes(p, s.size(), 1000));
+        }
+        CHECK(jumpshard::prehash_bytes("") == 0x2D06800538D394C2ULL);
+        CHECK(jumpshard::bucket_bytes("", 1000) == 241);
+        std::vector<std::int32_t> got = jumpshard::batch_bytes(strings, 1000);
+        CHECK(got.size() == 4);
+        for (std::size_t i = 0; i < 4; i++) CHECK(got[i] == jumpshard::bucket_bytes(strings[i], 1000));
+        CHECK(throws_status([] { jumpshard::bucket_bytes("a", 0); },
+                            JUMPSHARD_ERROR_INVALID_BUCKET_COUNT));
+
+        std::vector<std::int32_t> out(2, 77);
+        const std::uint64_t bad[] = {0, 3, 2};
+        CHECK(throws_status([&] { jumpshard::batch_bytes("abc", bad, 1000, out); },
+                            JUMPSHARD_ERROR_INVALID_OFFSETS));
+        const std::uint64_t too_few[] = {0, 3};
+        CHECK(throws_status([&] { jumpshard::batch_bytes("abc", too_few, 1000, out); },
+                            JUMPSHARD_ERROR_INVALID_OFFSETS));
+        CHECK(out[0] == 77 && out[1] == 77);
+        const std::uint64_t good[] = {1, 1, 3};
+        jumpshard::batch_bytes("abc", good, 1000, out);
+        CHECK(out[0] == jumpshard::bucket_bytes("", 1000));
+        CHECK(out[1] == jumpshard::bucket_bytes("bc", 1000));
     });
 
     run("version", [&](bool &ok) { CHECK(jumpshard::version() == JUMPSHARD_VERSION); });

@@ -32,6 +32,63 @@ fn span<T>(ptr: *const T, len: usize) -> Result<Option<(usize, usize)>, jumpshar
     Ok(Some((start, end)))
 }
 
+/// A (pointer, length) pair that passed [`span`]'s checks.
+pub(super) struct Buffer<T> {
+    ptr: *const T,
+    len: usize,
+    range: Option<(usize, usize)>,
+}
+
+impl<T> Buffer<T> {
+    /// Checks `len` elements of `T` at `ptr`: NULL, alignment, length.
+    pub(super) fn new(ptr: *const T, len: usize) -> Result<Buffer<T>, jumpshard_status> {
+        Ok(Buffer {
+            ptr,
+            len,
+            range: span(ptr, len)?,
+        })
+    }
+
+    /// Whether the two buffers share a byte (an empty buffer shares none).
+    pub(super) fn overlaps<U>(&self, other: &Buffer<U>) -> bool {
+        match (self.range, other.range) {
+            (Some(a), Some(b)) => a.0 < b.1 && b.0 < a.1,
+            _ => false,
+        }
+    }
+
+    /// The buffer as a slice.
+    ///
+    /// # Safety
+    /// Unless the buffer is empty, its `len` elements must be readable and
+    /// written by no one during `'a`. This is the C caller's contract,
+    /// which no check can verify.
+    pub(super) unsafe fn slice<'a>(self) -> &'a [T] {
+        if self.range.is_none() {
+            return &[];
+        }
+        // SAFETY: `span` checked that `ptr` is non-NULL, aligned and that
+        // `len` elements fit in isize::MAX bytes without wrapping; the
+        // caller promises they are readable and not written during 'a.
+        unsafe { core::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    /// The buffer as a mutable slice.
+    ///
+    /// # Safety
+    /// Unless the buffer is empty, its `len` elements must be writable and
+    /// accessed by no one else during `'a`, which includes not overlapping
+    /// any other buffer of the same call (check with [`Buffer::overlaps`]).
+    pub(super) unsafe fn slice_mut<'a>(self) -> &'a mut [T] {
+        if self.range.is_none() {
+            return &mut [];
+        }
+        // SAFETY: as in `slice`, checked by `span`; the caller promises the
+        // elements are writable and aliased by no other reference.
+        unsafe { core::slice::from_raw_parts_mut(self.ptr.cast_mut(), self.len) }
+    }
+}
+
 // `out` arrives as `int32_t *` and is written as `u32`: one layout.
 const _: () =
     assert!(size_of::<u32>() == size_of::<i32>() && align_of::<u32>() == align_of::<i32>());
@@ -56,26 +113,26 @@ impl<'a> Buffers<'a> {
         out: *mut i32,
         len: usize,
     ) -> Result<Buffers<'a>, jumpshard_status> {
-        // u32 and i32 have one layout; results below 2^31 read the same.
-        let out = out.cast::<u32>();
-        let (Some(k), Some(o)) = (span(keys, len)?, span(out.cast_const(), len)?) else {
-            return Ok(Buffers {
-                keys: &[],
-                out: &mut [],
-            });
-        };
-        if k.0 < o.1 && o.0 < k.1 {
+        let keys = Buffer::new(keys, len)?;
+        let out = Buffer::new(out_u32(out), len)?;
+        if keys.overlaps(&out) {
             return Err(JUMPSHARD_ERROR_OVERLAPPING_BUFFERS);
         }
-        // SAFETY: `span` checked that `keys` is non-NULL, aligned and that
-        // `len` u64 fit in isize::MAX bytes without wrapping; the caller
-        // promises they are readable and not written during 'a.
-        let keys = unsafe { core::slice::from_raw_parts(keys, len) };
-        // SAFETY: as above for `out`, which the caller promises is writable
-        // and which, being disjoint from `keys`, aliases no other reference.
-        let out = unsafe { core::slice::from_raw_parts_mut(out, len) };
-        Ok(Buffers { keys, out })
+        Ok(Buffers {
+            // SAFETY: the caller promises `len` readable keys, not written
+            // during 'a.
+            keys: unsafe { keys.slice() },
+            // SAFETY: the caller promises `len` writable outputs, used by no
+            // one else during 'a; `out` does not overlap `keys`.
+            out: unsafe { out.slice_mut() },
+        })
     }
+}
+
+/// An `int32_t *` output as the `u32` buffer the library writes: one
+/// layout, and results below 2^31 read the same.
+pub(super) fn out_u32(out: *mut i32) -> *const u32 {
+    out.cast::<u32>().cast_const()
 }
 
 #[cfg(test)]
@@ -91,6 +148,18 @@ mod tests {
     fn empty_buffers_accept_any_pointer() {
         assert_eq!(span::<u64>(core::ptr::null(), 0), Ok(None));
         assert_eq!(span(addr(3), 0), Ok(None));
+    }
+
+    #[test]
+    fn buffers_overlap_only_when_they_share_a_byte() {
+        let buffer = |address, len| Buffer::new(addr(address), len).unwrap();
+        assert!(buffer(8, 2).overlaps(&buffer(16, 1)));
+        assert!(buffer(16, 1).overlaps(&buffer(8, 2)));
+        assert!(!buffer(8, 1).overlaps(&buffer(16, 1)), "adjacent");
+        assert!(!buffer(8, 0).overlaps(&buffer(8, 1)), "empty");
+        let bytes = Buffer::new(core::ptr::without_provenance::<u8>(23), 1).unwrap();
+        assert!(bytes.overlaps(&buffer(16, 1)));
+        assert!(!bytes.overlaps(&buffer(24, 1)));
     }
 
     #[test]

@@ -12,6 +12,7 @@
 
 mod batch;
 mod buffers;
+mod bytes;
 mod guard;
 mod kernel;
 mod status;

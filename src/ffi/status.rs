@@ -35,13 +35,18 @@ pub enum jumpshard_status {
     /// `len` elements cannot fit in the address space from that pointer
     /// (more than PTRDIFF_MAX bytes, or past the end of memory).
     JUMPSHARD_ERROR_INVALID_LENGTH = 7,
-    /// The `keys` and `out` buffers overlap.
+    /// An output buffer overlaps an input buffer (`keys` and `out`, or
+    /// `out` and `data` or `offsets`).
     JUMPSHARD_ERROR_OVERLAPPING_BUFFERS = 8,
+    /// The `offsets` of a byte-key batch do not cut `data` into `out_len`
+    /// keys: not exactly `out_len + 1` of them, one past `data_len`, or one
+    /// smaller than the one before.
+    JUMPSHARD_ERROR_INVALID_OFFSETS = 9,
 }
 
 impl jumpshard_status {
     /// Every status, in code order.
-    const ALL: [jumpshard_status; 9] = [
+    const ALL: [jumpshard_status; 10] = [
         jumpshard_status::JUMPSHARD_OK,
         jumpshard_status::JUMPSHARD_ERROR_NULL_POINTER,
         jumpshard_status::JUMPSHARD_ERROR_INVALID_BUCKET_COUNT,
@@ -51,6 +56,7 @@ impl jumpshard_status {
         jumpshard_status::JUMPSHARD_ERROR_MISALIGNED_POINTER,
         jumpshard_status::JUMPSHARD_ERROR_INVALID_LENGTH,
         jumpshard_status::JUMPSHARD_ERROR_OVERLAPPING_BUFFERS,
+        jumpshard_status::JUMPSHARD_ERROR_INVALID_OFFSETS,
     ];
 
     /// The status with this code; C may pass any `int32_t`, so this is how
@@ -81,7 +87,10 @@ impl jumpshard_status {
             JUMPSHARD_ERROR_INVALID_LENGTH => {
                 c"the length is larger than any buffer at that address can be"
             }
-            JUMPSHARD_ERROR_OVERLAPPING_BUFFERS => c"the keys and out buffers overlap",
+            JUMPSHARD_ERROR_OVERLAPPING_BUFFERS => c"an output buffer overlaps an input buffer",
+            JUMPSHARD_ERROR_INVALID_OFFSETS => {
+                c"invalid offsets: they must be out_len + 1 non-decreasing offsets within the data"
+            }
         }
     }
 
@@ -97,7 +106,7 @@ impl jumpshard_status {
             Error::SameBucketCount { .. } => jumpshard_status::JUMPSHARD_ERROR_INVALID_BUCKET_COUNT,
             Error::OffsetCount { .. }
             | Error::OffsetOutOfRange { .. }
-            | Error::OffsetDecreasing { .. } => jumpshard_status::JUMPSHARD_ERROR_INVALID_LENGTH,
+            | Error::OffsetDecreasing { .. } => jumpshard_status::JUMPSHARD_ERROR_INVALID_OFFSETS,
         }
     }
 }
@@ -129,6 +138,34 @@ mod tests {
         for code in [-1, past_end, i32::MIN, i32::MAX] {
             assert_eq!(jumpshard_status::from_code(code), None);
         }
+    }
+
+    #[test]
+    fn offset_errors_have_their_own_status() {
+        let offset_errors = [
+            Error::OffsetCount {
+                offsets: 0,
+                keys: 0,
+            },
+            Error::OffsetOutOfRange {
+                index: 1,
+                offset: 5,
+                data_len: 4,
+            },
+            Error::OffsetDecreasing {
+                index: 1,
+                offset: 0,
+                previous: 1,
+            },
+        ];
+        for error in offset_errors {
+            let status = jumpshard_status::of(&error);
+            assert_eq!(status, jumpshard_status::JUMPSHARD_ERROR_INVALID_OFFSETS);
+        }
+        assert_eq!(
+            jumpshard_status::of(&Error::SameBucketCount { value: 3 }),
+            jumpshard_status::JUMPSHARD_ERROR_INVALID_BUCKET_COUNT
+        );
     }
 
     #[test]

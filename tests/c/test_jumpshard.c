@@ -3,8 +3,8 @@
  *
  * Every result is held against this file's own copy of Figure 1, on every
  * kernel this CPU runs (forced in turn with jumpshard_set_kernel), for every
- * tail length 0..70 at shifted buffer starts, for the golden vectors, and on
- * many threads at once. Every bad argument must get its own status and leave
+ * tail length 0..70 at shifted buffer starts, for the golden vectors (64-bit
+ * and byte-string keys), and on many threads at once. Every bad argument must get its own status and leave
  * the output untouched. Built with -fsanitize=address,undefined against
  * libjumpshard.a, and run under valgrind against libjumpshard.so.
  *
@@ -172,9 +172,62 @@ typedef struct {
     int32_t n, bucket;
 } golden;
 
+/* A byte-string key, its XXH3-64 pre-hash and its bucket among n. */
+typedef struct {
+    uint8_t *bytes;
+    size_t len;
+    uint64_t hash;
+    int32_t n, bucket;
+} golden_bytes;
+
 static golden *goldens;
 static size_t n_goldens;
+static golden_bytes *byte_goldens;
+static size_t n_byte_goldens;
 static const char *golden_path = "testdata/golden.txt";
+
+static void malformed(const char *line) {
+    fprintf(stderr, "malformed golden line: %.80s\n", line);
+    exit(2);
+}
+
+/* `array`, of `count` elements of `size` bytes in room for `*cap`, with
+ * room for one more. */
+static void *grow(void *array, size_t count, size_t *cap, size_t size) {
+    if (count < *cap) return array;
+    *cap = *cap ? 2 * *cap : 256;
+    void *grown = realloc(array, *cap * size);
+    if (grown == NULL) exit(2);
+    return grown;
+}
+
+static int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+/* `bytes HEX N XXH3 BUCKET`, HEX being `-` for the empty key. */
+static golden_bytes parse_bytes(const char *line) {
+    golden_bytes g = {NULL, 0, 0, 0, 0};
+    const char *hex = line + strlen("bytes ");
+    size_t digits = strcspn(hex, " ");
+    if (digits == 1 && hex[0] == '-') digits = 0;
+    else if (digits % 2) malformed(line);
+    g.len = digits / 2;
+    g.bytes = malloc(g.len ? g.len : 1);
+    if (g.bytes == NULL) exit(2);
+    for (size_t i = 0; i < g.len; i++) {
+        int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0) malformed(line);
+        g.bytes[i] = (uint8_t)(hi << 4 | lo);
+    }
+    const char *rest = hex + strcspn(hex, " ");
+    if (sscanf(rest, " %" SCNd32 " %" SCNu64 " %" SCNd32, &g.n, &g.hash, &g.bucket) != 3) {
+        malformed(line);
+    }
+    return g;
+}
 
 static void load_golden(void) {
     FILE *f = fopen(golden_path, "r");
@@ -182,25 +235,33 @@ static void load_golden(void) {
         fprintf(stderr, "cannot open %s\n", golden_path);
         exit(2);
     }
-    char line[256];
-    size_t cap = 0;
+    /* Byte keys are at most a few thousand hex digits; a longer line is an
+     * error, never silently split. */
+    static char line[1 << 16];
+    size_t cap = 0, byte_cap = 0;
     while (fgets(line, sizeof line, f)) {
-        golden g;
-        /* Only `u64 KEY N BUCKET` lines; comments and other kinds are skipped. */
+        if (strchr(line, '\n') == NULL && !feof(f)) malformed(line);
+        if (strncmp(line, "bytes ", 6) == 0) {
+            byte_goldens = grow(byte_goldens, n_byte_goldens, &byte_cap, sizeof *byte_goldens);
+            byte_goldens[n_byte_goldens++] = parse_bytes(line);
+            continue;
+        }
+        /* Otherwise only `u64 KEY N BUCKET` lines; comments are skipped. */
         if (strncmp(line, "u64 ", 4) != 0) continue;
+        golden g;
         if (sscanf(line + 4, "%" SCNu64 " %" SCNd32 " %" SCNd32, &g.key, &g.n, &g.bucket) != 3) {
-            fprintf(stderr, "malformed golden line: %s", line);
-            exit(2);
+            malformed(line);
         }
-        if (n_goldens == cap) {
-            cap = cap ? 2 * cap : 256;
-            golden *grown = realloc(goldens, cap * sizeof *goldens);
-            if (grown == NULL) exit(2);
-            goldens = grown;
-        }
+        goldens = grow(goldens, n_goldens, &cap, sizeof *goldens);
         goldens[n_goldens++] = g;
     }
     fclose(f);
+}
+
+static void free_golden(void) {
+    for (size_t i = 0; i < n_byte_goldens; i++) free(byte_goldens[i].bytes);
+    free(byte_goldens);
+    free(goldens);
 }
 
 /* Each golden key fills a batch long enough for the SIMD main loop and a
@@ -222,6 +283,60 @@ static void golden_vectors(const char *kernel) {
                   v->key, v->n, i, out[i], v->bucket);
         }
     }
+}
+
+/* Every byte-string golden key: its pre-hash and bucket one at a time, and
+ * in one batch per bucket count with all the keys of that count, cut out
+ * of a data buffer that starts at a shifted offset. */
+static void byte_golden_vectors(const char *kernel) {
+    CHECK(n_byte_goldens >= 50, "only %zu byte golden vectors in %s", n_byte_goldens, golden_path);
+    size_t total = 0;
+    for (size_t g = 0; g < n_byte_goldens; g++) {
+        const golden_bytes *v = &byte_goldens[g];
+        uint64_t hash = ~v->hash;
+        CHECK(jumpshard_prehash_bytes(v->bytes, v->len, &hash) == JUMPSHARD_OK, "prehash");
+        CHECK(hash == v->hash, "prehash of %zu bytes: %" PRIu64 ", want %" PRIu64, v->len, hash,
+              v->hash);
+        CHECK(figure1(v->hash, v->n) == v->bucket, "this file's Figure 1 disagrees");
+        int32_t got = jumpshard_bucket_bytes(v->bytes, v->len, v->n);
+        CHECK(got == v->bucket, "bucket_bytes(%zu bytes, %d) = %d, want %d", v->len, v->n, got,
+              v->bucket);
+        total += v->len;
+    }
+    enum { SHIFT = 3 };
+    uint8_t *data = malloc(SHIFT + total + 1);
+    uint64_t *offsets = malloc((n_byte_goldens + 1) * sizeof *offsets);
+    int32_t *out = malloc((n_byte_goldens + 1) * sizeof *out);
+    int32_t *want = malloc((n_byte_goldens + 1) * sizeof *want);
+    if (!data || !offsets || !out || !want) exit(2);
+    for (size_t first = 0; first < n_byte_goldens; first++) {
+        int32_t n = byte_goldens[first].n;
+        bool seen = false;
+        for (size_t g = 0; g < first; g++) seen |= byte_goldens[g].n == n;
+        if (seen) continue;
+        size_t keys = 0, end = SHIFT;
+        offsets[0] = SHIFT;
+        for (size_t g = first; g < n_byte_goldens; g++) {
+            const golden_bytes *v = &byte_goldens[g];
+            if (v->n != n) continue;
+            if (v->len) memcpy(data + end, v->bytes, v->len);
+            end += v->len;
+            want[keys] = v->bucket;
+            offsets[++keys] = end;
+        }
+        for (size_t i = 0; i <= keys; i++) out[i] = CANARY;
+        jumpshard_status s = jumpshard_batch_bytes(data, end, offsets, keys + 1, n, out, keys);
+        CHECK(s == JUMPSHARD_OK, "%s batch_bytes n %d: %d", kernel, n, (int)s);
+        for (size_t i = 0; i < keys; i++) {
+            CHECK(out[i] == want[i], "%s batch_bytes n %d [%zu] = %d, want %d", kernel, n, i,
+                  out[i], want[i]);
+        }
+        CHECK(out[keys] == CANARY, "%s batch_bytes wrote past out[%zu]", kernel, keys);
+    }
+    free(data);
+    free(offsets);
+    free(out);
+    free(want);
 }
 
 /* batch_parallel gives exactly batch's results, whatever the thread count. */
@@ -259,6 +374,7 @@ static void test_every_kernel(void) {
         }
         tails_and_shifts(KERNELS[i]);
         golden_vectors(KERNELS[i]);
+        byte_golden_vectors(KERNELS[i]);
         parallel_matches(KERNELS[i]);
     }
 }
@@ -327,6 +443,95 @@ static void test_bad_arguments(void) {
     }
 }
 
+/* Each bad byte-key argument gets its own status (or -1) and leaves the
+ * output untouched. */
+static void test_bad_byte_arguments(void) {
+    static const uint8_t data[] = "alicebobcarol";
+    enum { KEYS = 3, DATA_LEN = 13 };
+    const uint64_t offsets[KEYS + 1] = {0, 5, 8, 13};
+    int32_t out[KEYS + 1];
+#define REFUSED(want, call)                                                        \
+    do {                                                                           \
+        for (size_t i = 0; i < KEYS + 1; i++) out[i] = CANARY;                     \
+        jumpshard_status got = (call);                                             \
+        CHECK(got == (want), "%s = %d (%s), want %s", #call, (int)got,             \
+              jumpshard_status_message(got), #want);                               \
+        CHECK(untouched(out, KEYS + 1), "%s wrote its output", #call);             \
+    } while (0)
+    const int32_t bad_counts[] = {0, -1, INT32_MIN};
+    for (size_t i = 0; i < 3; i++) {
+        REFUSED(JUMPSHARD_ERROR_INVALID_BUCKET_COUNT,
+                jumpshard_batch_bytes(data, DATA_LEN, offsets, KEYS + 1, bad_counts[i], out, KEYS));
+        CHECK(jumpshard_bucket_bytes(data, DATA_LEN, bad_counts[i]) == -1, "n %d", bad_counts[i]);
+    }
+    REFUSED(JUMPSHARD_ERROR_NULL_POINTER,
+            jumpshard_batch_bytes(NULL, DATA_LEN, offsets, KEYS + 1, 10, out, KEYS));
+    REFUSED(JUMPSHARD_ERROR_NULL_POINTER,
+            jumpshard_batch_bytes(data, DATA_LEN, NULL, KEYS + 1, 10, out, KEYS));
+    REFUSED(JUMPSHARD_ERROR_NULL_POINTER,
+            jumpshard_batch_bytes(data, DATA_LEN, offsets, KEYS + 1, 10, NULL, KEYS));
+    const uint64_t *odd_offsets = (const uint64_t *)((uintptr_t)offsets + 4);
+    REFUSED(JUMPSHARD_ERROR_MISALIGNED_POINTER,
+            jumpshard_batch_bytes(data, DATA_LEN, odd_offsets, 2, 10, out, 1));
+    REFUSED(JUMPSHARD_ERROR_INVALID_LENGTH,
+            jumpshard_batch_bytes(data, SIZE_MAX, offsets, KEYS + 1, 10, out, KEYS));
+
+    /* Offsets that do not cut the data into KEYS keys. */
+    REFUSED(JUMPSHARD_ERROR_INVALID_OFFSETS,
+            jumpshard_batch_bytes(data, DATA_LEN, offsets, KEYS, 10, out, KEYS));
+    REFUSED(JUMPSHARD_ERROR_INVALID_OFFSETS,
+            jumpshard_batch_bytes(data, DATA_LEN, offsets, KEYS + 1, 10, out, KEYS - 1));
+    REFUSED(JUMPSHARD_ERROR_INVALID_OFFSETS,
+            jumpshard_batch_bytes(data, DATA_LEN - 1, offsets, KEYS + 1, 10, out, KEYS));
+    REFUSED(JUMPSHARD_ERROR_INVALID_OFFSETS, jumpshard_batch_bytes(NULL, 0, NULL, 0, 10, out, 0));
+    const uint64_t decreasing[KEYS + 1] = {0, 8, 5, 13};
+    REFUSED(JUMPSHARD_ERROR_INVALID_OFFSETS,
+            jumpshard_batch_bytes(data, DATA_LEN, decreasing, KEYS + 1, 10, out, KEYS));
+    /* Arrow's int64_t offsets read through uint64_t: a negative one is past the data. */
+    const int64_t negative[KEYS + 1] = {0, 5, -1, 13};
+    REFUSED(JUMPSHARD_ERROR_INVALID_OFFSETS,
+            jumpshard_batch_bytes(data, DATA_LEN, (const uint64_t *)negative, KEYS + 1, 10, out,
+                                  KEYS));
+
+    /* out overlapping an input. */
+    uint64_t shared[8] = {0, 1, 2, 3, 0, 0, 0, 0};
+    jumpshard_status s = jumpshard_batch_bytes((const uint8_t *)shared, sizeof shared, shared,
+                                               KEYS + 1, 10, (int32_t *)(void *)(shared + 1), KEYS);
+    CHECK(s == JUMPSHARD_ERROR_OVERLAPPING_BUFFERS, "overlap gave %d", (int)s);
+    CHECK(shared[1] == 1 && shared[2] == 2 && shared[3] == 3, "an input was written");
+
+    /* An empty batch: one offset; NULL buffers of length 0 are fine. */
+    REFUSED(JUMPSHARD_OK, jumpshard_batch_bytes(NULL, 0, offsets, 1, 10, NULL, 0));
+    REFUSED(JUMPSHARD_OK, jumpshard_batch_bytes(data, DATA_LEN, offsets + 3, 1, 10, out, 0));
+#undef REFUSED
+    /* Arrow's int64_t offsets, passed as they are. */
+    const int64_t arrow[KEYS + 1] = {0, 5, 8, 13};
+    s = jumpshard_batch_bytes(data, DATA_LEN, (const uint64_t *)arrow, KEYS + 1, 10, out, KEYS);
+    CHECK(s == JUMPSHARD_OK, "int64_t offsets: %d", (int)s);
+    for (size_t i = 0; i < KEYS; i++) {
+        int32_t one = jumpshard_bucket_bytes(data + arrow[i], (size_t)(arrow[i + 1] - arrow[i]), 10);
+        CHECK(out[i] == one, "batch_bytes [%zu] = %d, bucket_bytes %d", i, out[i], one);
+    }
+
+    /* One key: NULL with a length, and impossible lengths. */
+    const uint64_t sentinel = 0x5A5A5A5A5A5A5A5AULL;
+    uint64_t hash = sentinel;
+    CHECK(jumpshard_prehash_bytes(NULL, 1, &hash) == JUMPSHARD_ERROR_NULL_POINTER, "NULL data");
+    CHECK(jumpshard_prehash_bytes(data, SIZE_MAX, &hash) == JUMPSHARD_ERROR_INVALID_LENGTH, "len");
+    CHECK(jumpshard_prehash_bytes(data, 1, NULL) == JUMPSHARD_ERROR_NULL_POINTER, "NULL out");
+    uint64_t *odd_hash = (uint64_t *)((uintptr_t)&hash + 1);
+    CHECK(jumpshard_prehash_bytes(data, 1, odd_hash) == JUMPSHARD_ERROR_MISALIGNED_POINTER, "odd");
+    CHECK(hash == sentinel, "prehash wrote its output on error");
+    CHECK(jumpshard_prehash_bytes((const uint8_t *)shared, sizeof shared, shared + 7) ==
+              JUMPSHARD_ERROR_OVERLAPPING_BUFFERS,
+          "out inside data");
+    CHECK(jumpshard_prehash_bytes(NULL, 0, &hash) == JUMPSHARD_OK, "empty key");
+    CHECK(hash == 0x2D06800538D394C2ULL, "prehash of the empty key: %" PRIx64, hash);
+    CHECK(jumpshard_bucket_bytes(NULL, 0, 1000) == 241, "bucket of the empty key");
+    CHECK(jumpshard_bucket_bytes(NULL, 1, 10) == -1, "NULL with a length");
+    CHECK(jumpshard_bucket_bytes(data, SIZE_MAX, 10) == -1, "impossible length");
+}
+
 static void test_kernel_refusals_change_nothing(void) {
     const char *before = jumpshard_kernel_name();
     struct {
@@ -369,6 +574,7 @@ static void test_status_messages(void) {
         JUMPSHARD_ERROR_MISALIGNED_POINTER,
         JUMPSHARD_ERROR_INVALID_LENGTH,
         JUMPSHARD_ERROR_OVERLAPPING_BUFFERS,
+        JUMPSHARD_ERROR_INVALID_OFFSETS,
     };
     enum { N = sizeof all / sizeof all[0] };
     const char *unknown = jumpshard_status_message(-1);
@@ -436,16 +642,17 @@ static void test_threads(void) {
 int main(int argc, char **argv) {
     if (argc > 1) golden_path = argv[1];
     load_golden();
-    printf("jumpshard %s, kernel %s, %zu golden vectors\n", jumpshard_version(),
-           jumpshard_kernel_name(), n_goldens);
+    printf("jumpshard %s, kernel %s, %zu golden vectors, %zu for byte keys\n", jumpshard_version(),
+           jumpshard_kernel_name(), n_goldens, n_byte_goldens);
     run("bucket_is_figure1", test_bucket_is_figure1);
     run("every_kernel", test_every_kernel);
     run("bad_arguments", test_bad_arguments);
+    run("bad_byte_arguments", test_bad_byte_arguments);
     run("kernel_refusals_change_nothing", test_kernel_refusals_change_nothing);
     run("status_messages", test_status_messages);
     run("version", test_version);
     run("threads", test_threads);
-    free(goldens);
+    free_golden();
     printf("test_jumpshard: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

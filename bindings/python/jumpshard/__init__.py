@@ -6,6 +6,9 @@
 86
 >>> jumpshard.batch(np.array([0, 1, 2**64 - 1], dtype=np.uint64), 12)
 array([ 0,  6, 10], dtype=int32)
+>>> key = jumpshard.prehash_bytes(b"user:42")
+>>> jumpshard.bucket_bytes(b"user:42", 12) == jumpshard.bucket(key, 12)
+True
 
 Arrays are never copied: ``keys`` must already be a C-contiguous, aligned
 array of native-endian ``uint64`` (any shape), and anything else raises
@@ -23,6 +26,7 @@ system loader's path.
 
 from __future__ import annotations
 
+import ctypes
 import operator
 
 import numpy as np
@@ -35,7 +39,9 @@ __all__ = [
     "batch",
     "batch_parallel",
     "bucket",
+    "bucket_bytes",
     "kernel_name",
+    "prehash_bytes",
     "set_kernel",
     "version",
 ]
@@ -57,6 +63,7 @@ _STATUS_NAMES = {
     6: "MISALIGNED_POINTER",
     7: "INVALID_LENGTH",
     8: "OVERLAPPING_BUFFERS",
+    9: "INVALID_OFFSETS",
 }
 
 
@@ -95,6 +102,43 @@ def bucket(key: int, num_buckets: int) -> int:
     if not 0 <= key < 2**64:
         raise ValueError(f"key {key} is not an unsigned 64-bit integer")
     return _lib.jumpshard_bucket(key, _num_buckets(num_buckets))
+
+
+def _byte_key(key) -> bytes:
+    if isinstance(key, (bytearray, memoryview)):
+        return bytes(key)
+    if not isinstance(key, bytes):
+        hint = "; encode a str first, e.g. key.encode()" if isinstance(key, str) else ""
+        raise TypeError(f"a byte key must be bytes-like, not {type(key).__name__}{hint}")
+    return key
+
+
+def prehash_bytes(key: bytes) -> int:
+    """The 64-bit key of the byte string ``key``: XXH3-64 with seed 0, the
+    ``xxh3_64`` of the xxHash libraries.
+
+    >>> import jumpshard
+    >>> hex(jumpshard.prehash_bytes(b""))
+    '0x2d06800538d394c2'
+    """
+    key = _byte_key(key)
+    out = ctypes.c_uint64()
+    _check(_lib.jumpshard_prehash_bytes(key, len(key), ctypes.byref(out)))
+    return out.value
+
+
+def bucket_bytes(key: bytes, num_buckets: int) -> int:
+    """The bucket of the byte string ``key`` (``bytes``, ``bytearray`` or
+    ``memoryview``) among ``num_buckets``: ``bucket(prehash_bytes(key),
+    num_buckets)``, as in the Rust API, the C API and ``jumpshard reshard
+    --key-format bytes``.
+
+    >>> import jumpshard
+    >>> jumpshard.bucket_bytes(b"", 1000)
+    241
+    """
+    key = _byte_key(key)
+    return _lib.jumpshard_bucket_bytes(key, len(key), _num_buckets(num_buckets))
 
 
 def _keys(keys) -> np.ndarray:

@@ -73,6 +73,11 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
         "jumpshard_set_kernel": ([c.c_char_p], status),
         "jumpshard_status_message": ([c.c_int32], c.c_char_p),
         "jumpshard_version": ([], c.c_char_p),
+        "jumpshard_prehash_bytes": (
+            [c.c_char_p, c.c_size_t, c.POINTER(c.c_uint64)],
+            status,
+        ),
+        "jumpshard_bucket_bytes": ([c.c_char_p, c.c_size_t, c.c_int32], c.c_int32),
     }
     for name, (argtypes, restype) in signatures.items():
         function = getattr(lib, name)

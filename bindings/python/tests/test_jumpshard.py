@@ -99,6 +99,31 @@ def test_golden_vectors():
         assert (jumpshard.batch(keys, n) == expected).all()
 
 
+def test_byte_golden_vectors():
+    lines = (REPO / "testdata" / "golden.txt").read_text().splitlines()
+    vectors = [l.split()[1:] for l in lines if l.startswith("bytes ")]
+    assert len(vectors) >= 50
+    for hex_key, n, hash_, expected in vectors:
+        key = b"" if hex_key == "-" else bytes.fromhex(hex_key)
+        assert jumpshard.prehash_bytes(key) == int(hash_)
+        assert jumpshard.bucket_bytes(key, int(n)) == int(expected)
+        assert jumpshard.bucket_bytes(bytearray(key), int(n)) == int(expected)
+        assert jumpshard.bucket_bytes(memoryview(key), int(n)) == int(expected)
+
+
+def test_bad_byte_keys_raise():
+    for key in ("user:42", 42, None, [1, 2]):
+        with pytest.raises(TypeError):
+            jumpshard.bucket_bytes(key, 10)
+        with pytest.raises(TypeError):
+            jumpshard.prehash_bytes(key)
+    for n in (0, -1, 2**31):
+        with pytest.raises(ValueError, match="invalid bucket count"):
+            jumpshard.bucket_bytes(b"a", n)
+    # Keys are (pointer, length): a NUL byte is part of the key, not its end.
+    assert jumpshard.prehash_bytes(b"a\0b") != jumpshard.prehash_bytes(b"a")
+
+
 def test_parallel_is_identical():
     keys = some_keys(300_000)
     one = jumpshard.batch(keys, 65536)
