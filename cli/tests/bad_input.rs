@@ -175,7 +175,7 @@ fn unprivileged(args: &[&str]) -> Option<Output> {
     std::fs::write(&probe, "x").unwrap();
     set_mode(&probe, 0o000);
     if std::fs::read(&probe).is_err() {
-        return Some(run_command(Command::new(BIN).args(args), b""));
+        return Some(run_command(command().args(args), b""));
     }
     if Command::new("setpriv").arg("--version").output().is_err() {
         eprintln!("running as root without setpriv: permission test skipped");
@@ -183,7 +183,8 @@ fn unprivileged(args: &[&str]) -> Option<Output> {
     }
     let mut command = Command::new("setpriv");
     command
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN])
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .args(program())
         .args(args);
     Some(run_command(&mut command, b""))
 }
@@ -261,7 +262,8 @@ fn output_larger_than_the_file_size_limit() {
     ] {
         let mut command = Command::new("sh");
         command
-            .args(["-c", "ulimit -f 8; exec \"$0\" \"$@\"", BIN])
+            .args(["-c", "ulimit -f 8; exec \"$0\" \"$@\""])
+            .args(program())
             .args(cmd)
             .args(["--generate", "3000000", "--output", path_str(&out)]);
         let o = run_command(&mut command, b"");

@@ -1,37 +1,13 @@
 //! `bucket`, `kernels`, `verify` and `bench`, run as a user runs them.
 
-use std::process::{Command, Output};
+mod support;
 
-/// Names the emulator that starts the binary when the tests run emulated
-/// (`.ci/aarch64` sets it to its qemu command): an emulated process cannot
-/// start a foreign binary by itself unless the host registers the emulator
-/// with binfmt_misc, which CI machines need not do.
-const RUNNER_ENV: &str = "JUMPSHARD_CLI_RUNNER";
+use std::process::Output;
+
+use support::{stderr, stdout};
 
 fn jumpshard(args: &[&str]) -> Output {
-    let binary = env!("CARGO_BIN_EXE_jumpshard");
-    let runner = std::env::var(RUNNER_ENV).unwrap_or_default();
-    let mut runner = runner.split_whitespace();
-    let mut command = match runner.next() {
-        Some(emulator) => {
-            let mut c = Command::new(emulator);
-            c.args(runner).arg(binary);
-            c
-        }
-        None => Command::new(binary),
-    };
-    command
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("run {binary} (emulated? set {RUNNER_ENV}): {e}"))
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    support::run(args)
 }
 
 #[test]

@@ -8,6 +8,30 @@ use std::process::{Command, Output, Stdio};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_jumpshard");
 
+/// A command prefix for running the binary, from this variable
+/// (`.ci/aarch64` sets it to its qemu runner): an emulated test cannot start
+/// a foreign binary by itself unless the host registers the emulator with
+/// binfmt_misc, which CI machines need not do.
+pub const RUNNER_ENV: &str = "JUMPSHARD_CLI_RUNNER";
+
+/// The words that start the binary: the runner's, if any, then [`BIN`].
+pub fn program() -> Vec<String> {
+    let runner = std::env::var(RUNNER_ENV).unwrap_or_default();
+    runner
+        .split_whitespace()
+        .map(str::to_owned)
+        .chain([BIN.to_owned()])
+        .collect()
+}
+
+/// A command that runs the binary (through the runner, if any).
+pub fn command() -> Command {
+    let words = program();
+    let mut command = Command::new(&words[0]);
+    command.args(&words[1..]);
+    command
+}
+
 /// Runs the binary with `args` and nothing on standard input.
 pub fn run(args: &[&str]) -> Output {
     run_with_stdin(args, &[])
@@ -15,7 +39,7 @@ pub fn run(args: &[&str]) -> Output {
 
 /// Runs the binary with `args`, feeding it `stdin`.
 pub fn run_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
-    run_command(Command::new(BIN).args(args), stdin)
+    run_command(command().args(args), stdin)
 }
 
 /// Runs a prepared command, feeding it `stdin`; stdout and stderr are pipes.
@@ -25,7 +49,7 @@ pub fn run_command(command: &mut Command, stdin: &[u8]) -> Output {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("run jumpshard");
+        .unwrap_or_else(|e| panic!("run {BIN} (emulated? set {RUNNER_ENV}): {e}"));
     let mut pipe = child.stdin.take().unwrap();
     let input = stdin.to_vec();
     // A writer thread, so that a child that stops reading early cannot
