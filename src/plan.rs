@@ -125,42 +125,49 @@ impl Resize {
         let kernel = active_kernel();
         let (decider, threshold, other) = self.steps();
         plan.reset(self, keys.len());
-        plan.scratch.resize(keys.len(), 0);
-        kernel.run(keys, decider.get(), &mut plan.scratch);
         // The deciding bucket is `to` when growing and `from` when shrinking.
         let (decided, evaluated) = if self.shrinks() {
             (&mut plan.from, &mut plan.to)
         } else {
             (&mut plan.to, &mut plan.from)
         };
-        // Branch-free selection: about 1/6 of keys move at 10 -> 12, so a
-        // branch per key mispredicts often enough to cost more than the SIMD
-        // evaluation. Every key is written to a small staging block, and
-        // only a moving key advances the fill level.
-        const BLOCK: usize = 256;
-        let mut staged_positions = [0u64; BLOCK];
-        let mut staged_keys = [0u64; BLOCK];
-        let mut staged_buckets = [0u32; BLOCK];
-        let blocks = keys.chunks(BLOCK).zip(plan.scratch.chunks(BLOCK));
-        for (block, (keys, buckets)) in blocks.enumerate() {
-            let base = first_position + (block * BLOCK) as u64;
-            let mut staged = 0;
-            for (i, (&key, &b)) in keys.iter().zip(buckets).enumerate() {
-                staged_positions[staged] = base + i as u64;
-                staged_keys[staged] = key;
-                staged_buckets[staged] = b;
-                staged += usize::from(b >= threshold);
+        // Blocks small enough that a block's keys and buckets are still in
+        // L1/L2 when they are selected, instead of a second pass over the
+        // whole batch from memory.
+        const BLOCK: usize = 8192;
+        let buckets = &mut plan.scratch;
+        buckets.resize(BLOCK.min(keys.len()), 0);
+        let expected = (keys.len() as f64 * self.expected_moved_fraction() * 1.05) as usize;
+        plan.positions.reserve(expected);
+        plan.movers.reserve(expected);
+        decided.reserve(expected);
+        let mut picked = [0u16; BLOCK];
+        for (block, keys) in keys.chunks(BLOCK).enumerate() {
+            let buckets = &mut buckets[..keys.len()];
+            kernel.run(keys, decider.get(), buckets);
+            // Branch-free selection: about 1/6 of keys move at 10 -> 12, so
+            // a branch per key would mispredict often enough to cost more
+            // than the SIMD evaluation. Every key's index is written, and
+            // only a moving key advances the fill level; the movers are
+            // then gathered at a cost proportional to their number.
+            let mut n = 0;
+            for (i, &b) in buckets.iter().enumerate() {
+                picked[n] = i as u16;
+                n += usize::from(b >= threshold);
             }
+            let base = first_position + (block * BLOCK) as u64;
+            let picked = &picked[..n];
+            // Slice iterators know their length: each `extend` reserves
+            // once and writes without a capacity check per element.
             plan.positions
-                .extend_from_slice(&staged_positions[..staged]);
-            plan.movers.extend_from_slice(&staged_keys[..staged]);
-            decided.extend_from_slice(&staged_buckets[..staged]);
+                .extend(picked.iter().map(|&i| base + u64::from(i)));
+            plan.movers
+                .extend(picked.iter().map(|&i| keys[usize::from(i)]));
+            decided.extend(picked.iter().map(|&i| buckets[usize::from(i)]));
         }
         evaluated.resize(plan.movers.len(), 0);
         kernel.run(&plan.movers, other.get(), evaluated);
-        for &to in &plan.to {
-            plan.per_destination.add(to);
-        }
+        plan.per_destination.add_all(&plan.to);
     }
 
     /// [`Resize::plan`] on up to `threads` threads (0: one per core); the
@@ -254,7 +261,7 @@ pub struct MovePlan {
     from: Vec<u32>,
     to: Vec<u32>,
     per_destination: DestinationCounts,
-    /// Every key's deciding bucket.
+    /// One block's deciding buckets.
     scratch: Vec<u32>,
     /// The moving keys, for their second evaluation.
     movers: Vec<u64>,
@@ -377,9 +384,38 @@ impl DestinationCounts {
         }
     }
 
-    #[inline]
-    fn add(&mut self, bucket: u32) {
-        self.add_n(bucket, 1);
+    /// Counts one move to each of `buckets`.
+    fn add_all(&mut self, buckets: &[u32]) {
+        // With few destinations (two, growing from 10 to 12) consecutive
+        // moves hit the same counter, and each increment would wait for
+        // the previous one's store. Four interleaved copies of every
+        // counter break that chain; they are summed at the end.
+        const WAYS: usize = 4;
+        const SMALL: usize = 1024;
+        let width = self.dense.len();
+        let all_dense = self.sparse.is_empty()
+            && buckets
+                .iter()
+                .all(|&b| (b.wrapping_sub(self.base) as usize) < width);
+        if !all_dense || width > SMALL {
+            for &bucket in buckets {
+                self.add_n(bucket, 1);
+            }
+            return;
+        }
+        let mut ways = [[0u64; WAYS]; SMALL];
+        let mut quads = buckets.chunks_exact(WAYS);
+        for quad in &mut quads {
+            for (way, &bucket) in quad.iter().enumerate() {
+                ways[bucket.wrapping_sub(self.base) as usize][way] += 1;
+            }
+        }
+        for &bucket in quads.remainder() {
+            ways[bucket.wrapping_sub(self.base) as usize][0] += 1;
+        }
+        for (count, ways) in self.dense.iter_mut().zip(&ways) {
+            *count += ways.iter().sum::<u64>();
+        }
     }
 
     /// Adds `other`'s counts to these (e.g. to total the plans of a

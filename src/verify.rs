@@ -30,6 +30,9 @@ pub const LCG_MULTIPLIER: u64 = crate::scalar::LCG_MULTIPLIER;
 #[derive(Clone, Debug)]
 pub struct SplitMix64(u64);
 
+/// SplitMix64's state increment (2^64 over the golden ratio, made odd).
+const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
 impl SplitMix64 {
     /// A stream starting from `seed`.
     pub fn new(seed: u64) -> SplitMix64 {
@@ -38,11 +41,26 @@ impl SplitMix64 {
 
     /// The next key.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        self.0 = self.0.wrapping_add(GAMMA);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
+    }
+
+    /// Skips the next `n` keys in constant time, so that separate threads
+    /// can each produce their own part of one stream.
+    ///
+    /// ```
+    /// use jumpshard::verify::SplitMix64;
+    ///
+    /// let all = SplitMix64::new(7).keys(10);
+    /// let mut tail = SplitMix64::new(7);
+    /// tail.skip(6);
+    /// assert_eq!(tail.keys(4), all[6..]);
+    /// ```
+    pub fn skip(&mut self, n: u64) {
+        self.0 = self.0.wrapping_add(n.wrapping_mul(GAMMA));
     }
 
     /// The next `n` keys.

@@ -179,3 +179,33 @@ fn counts_merge_across_chunks() {
         assert!(whole.moves().eq(moves));
     }
 }
+
+/// Batch lengths around the planner's internal block of 8192 keys, for
+/// resizes where almost every key moves, where few do, and with 1024 and
+/// 1025 destinations (the edge of the interleaved destination counters).
+#[test]
+fn lengths_around_the_block_size() {
+    let keys = SplitMix64::new(0xB10C).keys(3 * 8192 + 65);
+    for len in [
+        1,
+        63,
+        64,
+        8191,
+        8192,
+        8193,
+        2 * 8192 - 1,
+        2 * 8192 + 1,
+        keys.len(),
+    ] {
+        for (from, to) in [
+            (1, MAX),
+            (MAX, 1),
+            (10, 12),
+            (10, 1034),
+            (10, 1035),
+            (1035, 11),
+        ] {
+            check(&keys[..len], from, to, 5);
+        }
+    }
+}

@@ -37,7 +37,7 @@ pub struct Args {
     /// Format of the buckets.
     #[arg(long, value_enum, default_value_t = BucketFormat::Text)]
     output_format: BucketFormat,
-    /// Threads to compute on; 0 means one per core.
+    /// Threads to read and compute on; 0 means one per core.
     #[arg(long, default_value_t = 0)]
     threads: usize,
     /// Print the summary (with --output) as one JSON object.
@@ -81,6 +81,13 @@ struct Summary {
     output: String,
 }
 
+/// One chunk's buckets, and their bytes in the output.
+#[derive(Default)]
+struct Part {
+    buckets: Vec<u32>,
+    bytes: Vec<u8>,
+}
+
 pub fn run(args: &Args) -> Result<(), String> {
     let n = count("--buckets", args.buckets)?;
     let input = args.input.open()?;
@@ -90,33 +97,34 @@ pub fn run(args: &Args) -> Result<(), String> {
     };
     let format = args.output_format;
     let bar = progress::bar(input.size, input.unit);
+    let workers = threads(args.threads);
+    let chunk_keys = args.input.chunk_keys(workers);
     let start = Instant::now();
-    let mut bytes = Vec::new();
     let keys = pipeline::run(
-        input.reader,
+        input.source,
+        chunk_keys,
+        workers,
         &bar,
-        |chunk, buckets: &mut Vec<u32>| {
-            buckets.resize(chunk.keys.len(), 0);
-            jumpshard::batch_parallel(&chunk.keys, n, buckets, args.threads)
-                .expect("one bucket per key");
-        },
-        |_, buckets| {
+        |chunk, part: &mut Part| {
+            part.buckets.resize(chunk.keys.len(), 0);
+            jumpshard::batch(&chunk.keys, n, &mut part.buckets).expect("one bucket per key");
+            let bytes = &mut part.bytes;
             bytes.clear();
             match format {
                 BucketFormat::Binary => {
                     // Buckets are below 2^31, so as i32 they keep their bits.
-                    bytes.extend(buckets.iter().flat_map(|b| b.to_le_bytes()));
+                    bytes.extend(part.buckets.iter().flat_map(|b| b.to_le_bytes()));
                 }
                 BucketFormat::Text => {
                     let mut itoa = itoa::Buffer::new();
-                    for &b in buckets {
+                    for &b in &part.buckets {
                         bytes.extend_from_slice(itoa.format(b).as_bytes());
                         bytes.push(b'\n');
                     }
                 }
             }
-            sink.write_all(&bytes)
         },
+        |_, part| sink.write_all(&part.bytes),
     )?;
     bar.finish_and_clear();
     sink.finish()?;

@@ -1,5 +1,10 @@
-//! Where keys come from, as a stream of chunks: a file or standard input in
-//! one of three formats, or generated keys.
+//! Where keys come from, as chunks: a file or standard input in one of
+//! three formats, or generated keys.
+//!
+//! A regular `u64le` file and generated keys are [`Source::Positional`]:
+//! any chunk can be produced on its own, so every worker reads its own
+//! chunks with positioned reads. Other inputs are [`Source::Sequential`]:
+//! read front to back, one chunk at a time.
 //!
 //! - `u64le`: 8-byte little-endian keys back to back; the size must be a
 //!   multiple of 8.
@@ -18,11 +23,6 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::path::PathBuf;
 
 use jumpshard::verify::SplitMix64;
-
-/// Keys per chunk: 8 MiB of keys, enough to keep every core busy between
-/// two hand-overs, small enough that a handful in flight stay far below
-/// the memory budget.
-pub const CHUNK: usize = 1 << 20;
 
 /// How keys are written in the input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -50,6 +50,19 @@ pub struct InputArgs {
     /// Seed of the generated keys.
     #[arg(long, default_value_t = 0x6A75_6D70, requires = "generate")]
     seed: u64,
+    /// Keys per chunk instead of the automatic size (for tests, which
+    /// need many chunks from small inputs).
+    #[arg(long, hide = true, value_parser = clap::value_parser!(u32).range(1..))]
+    pub chunk_keys: Option<u32>,
+}
+
+impl InputArgs {
+    /// Keys per chunk for `workers` workers: `--chunk-keys`, or the
+    /// pipeline's automatic size.
+    pub fn chunk_keys(&self, workers: usize) -> usize {
+        self.chunk_keys
+            .map_or_else(|| crate::pipeline::chunk_keys(workers), |n| n as usize)
+    }
 }
 
 /// What the progress bar counts.
@@ -59,16 +72,31 @@ pub enum Unit {
     Bytes,
 }
 
-/// A source of key chunks.
+/// A source read front to back.
 pub trait KeyReader: Send {
-    /// Replaces `keys` with the next up to [`CHUNK`] keys, none at the end;
+    /// Replaces `keys` with the next up to `max` keys, none at the end;
     /// returns the progress made, in the source's [`Unit`].
-    fn next_chunk(&mut self, keys: &mut Vec<u64>) -> Result<u64, String>;
+    fn next_chunk(&mut self, keys: &mut Vec<u64>, max: usize) -> Result<u64, String>;
+}
+
+/// A source of known length whose parts can be read in any order, from
+/// several threads at once.
+pub trait KeysAt: Send + Sync {
+    /// The number of keys.
+    fn len(&self) -> u64;
+    /// Replaces `keys` with the `count` keys from position `first` on.
+    fn read_at(&self, first: u64, count: usize, keys: &mut Vec<u64>) -> Result<(), String>;
+}
+
+/// Where an input's keys come from.
+pub enum Source {
+    Sequential(Box<dyn KeyReader>),
+    Positional(Box<dyn KeysAt>),
 }
 
 /// An opened input.
 pub struct Input {
-    pub reader: Box<dyn KeyReader>,
+    pub source: Source,
     /// Its size in `unit`s, when known in advance.
     pub size: Option<u64>,
     pub unit: Unit,
@@ -81,55 +109,66 @@ impl InputArgs {
     pub fn open(&self) -> Result<Input, String> {
         if let Some(count) = self.generate {
             return Ok(Input {
-                reader: Box::new(Generated {
-                    rng: SplitMix64::new(self.seed),
-                    left: count,
-                }),
+                source: Source::Positional(Box::new(Generated {
+                    seed: self.seed,
+                    count,
+                })),
                 size: Some(count),
                 unit: Unit::Keys,
                 byte_keys: false,
             });
         }
-        let (source, name, size): (Box<dyn Read + Send>, String, Option<u64>) =
-            match self.input.as_deref() {
-                Some(path) if path.as_os_str() != "-" => {
-                    let name = path.display().to_string();
-                    let file = File::open(path).map_err(|e| format!("cannot open {name}: {e}"))?;
-                    let meta = file
-                        .metadata()
-                        .map_err(|e| format!("cannot read {name}: {e}"))?;
-                    if meta.is_dir() {
-                        return Err(format!("cannot read {name}: it is a directory"));
-                    }
-                    let size = meta.is_file().then_some(meta.len());
-                    (Box::new(file), name, size)
+        let (file, name, size) = match self.input.as_deref() {
+            Some(path) if path.as_os_str() != "-" => {
+                let name = path.display().to_string();
+                let file = File::open(path).map_err(|e| format!("cannot open {name}: {e}"))?;
+                let meta = file
+                    .metadata()
+                    .map_err(|e| format!("cannot read {name}: {e}"))?;
+                if meta.is_dir() {
+                    return Err(format!("cannot read {name}: it is a directory"));
                 }
-                _ => (Box::new(io::stdin()), "standard input".into(), None),
-            };
-        let input = match self.key_format {
-            KeyFormat::U64le => {
-                if let Some(len) = size.filter(|len| len % 8 != 0) {
-                    return Err(not_whole_keys(&name, len));
-                }
-                Input {
-                    reader: Box::new(U64Le {
-                        source,
-                        name,
-                        bytes: 0,
-                    }),
-                    size: size.map(|s| s / 8),
+                let size = meta.is_file().then_some(meta.len());
+                (Some(file), name, size)
+            }
+            _ => (None, "standard input".into(), None),
+        };
+        if let (Some(len), KeyFormat::U64le) = (size, self.key_format) {
+            if len % 8 != 0 {
+                return Err(not_whole_keys(&name, len));
+            }
+            if let Some(file) = positional(file.as_ref(), &name, len) {
+                return Ok(Input {
+                    source: Source::Positional(file),
+                    size: Some(len / 8),
                     unit: Unit::Keys,
                     byte_keys: false,
-                }
+                });
             }
+        }
+        let source: Box<dyn Read + Send> = match file {
+            Some(file) => Box::new(file),
+            None => Box::new(io::stdin()),
+        };
+        let input = match self.key_format {
+            KeyFormat::U64le => Input {
+                source: Source::Sequential(Box::new(U64Le {
+                    source,
+                    name,
+                    bytes: 0,
+                })),
+                size: size.map(|s| s / 8),
+                unit: Unit::Keys,
+                byte_keys: false,
+            },
             format => Input {
-                reader: Box::new(Lines {
+                source: Source::Sequential(Box::new(Lines {
                     source: BufReader::with_capacity(1 << 20, source),
                     name,
                     line: 0,
                     buf: Vec::new(),
                     decimal: format == KeyFormat::Decimal,
-                }),
+                })),
                 size,
                 unit: Unit::Bytes,
                 byte_keys: format == KeyFormat::Bytes,
@@ -164,10 +203,68 @@ struct U64Le {
     bytes: u64,
 }
 
-impl KeyReader for U64Le {
-    fn next_chunk(&mut self, keys: &mut Vec<u64>) -> Result<u64, String> {
+/// A regular `u64le` file of `len` bytes, read with positioned reads (on
+/// Unix; elsewhere, front to back).
+fn positional(file: Option<&File>, name: &str, len: u64) -> Option<Box<dyn KeysAt>> {
+    #[cfg(unix)]
+    {
+        let file = file?.try_clone().ok()?;
+        Some(Box::new(U64LeAt {
+            file,
+            name: name.to_owned(),
+            keys: len / 8,
+        }))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, name, len);
+        None
+    }
+}
+
+#[cfg(unix)]
+struct U64LeAt {
+    file: File,
+    name: String,
+    keys: u64,
+}
+
+#[cfg(unix)]
+impl KeysAt for U64LeAt {
+    fn len(&self) -> u64 {
+        self.keys
+    }
+
+    fn read_at(&self, first: u64, count: usize, keys: &mut Vec<u64>) -> Result<(), String> {
+        use std::os::unix::fs::FileExt;
+
         // A recycled chunk is already full length: no zeroing but the first.
-        keys.resize(CHUNK, 0);
+        keys.resize(count, 0);
+        let buf: &mut [u8] = bytemuck::cast_slice_mut(keys.as_mut_slice());
+        // `read_exact_at` retries interrupted reads; it fails at an early
+        // end, which only a file shrinking under us can cause.
+        self.file
+            .read_exact_at(buf, first * 8)
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::UnexpectedEof => {
+                    format!(
+                        "cannot read {}: it became shorter while being read",
+                        self.name
+                    )
+                }
+                _ => format!("cannot read {}: {e}", self.name),
+            })?;
+        for key in keys.iter_mut() {
+            *key = u64::from_le(*key);
+        }
+        Ok(())
+    }
+}
+
+impl KeyReader for U64Le {
+    fn next_chunk(&mut self, keys: &mut Vec<u64>, max: usize) -> Result<u64, String> {
+        // A recycled chunk is already full length: no zeroing but the first.
+        keys.resize(max, 0);
         let buf: &mut [u8] = bytemuck::cast_slice_mut(keys.as_mut_slice());
         let mut filled = 0;
         while filled < buf.len() {
@@ -202,10 +299,10 @@ struct Lines {
 }
 
 impl KeyReader for Lines {
-    fn next_chunk(&mut self, keys: &mut Vec<u64>) -> Result<u64, String> {
+    fn next_chunk(&mut self, keys: &mut Vec<u64>, max: usize) -> Result<u64, String> {
         keys.clear();
         let mut consumed = 0;
-        while keys.len() < CHUNK {
+        while keys.len() < max {
             self.buf.clear();
             // A decimal line is short: stop reading one that is not, so that
             // a binary file read as decimal fails fast and in little memory.
@@ -272,18 +369,24 @@ fn shorten(text: &str) -> String {
     }
 }
 
+/// `count` SplitMix64 keys from `seed`; a chunk starts its own stream
+/// where the whole stream would be.
 struct Generated {
-    rng: SplitMix64,
-    left: u64,
+    seed: u64,
+    count: u64,
 }
 
-impl KeyReader for Generated {
-    fn next_chunk(&mut self, keys: &mut Vec<u64>) -> Result<u64, String> {
-        let n = self.left.min(CHUNK as u64) as usize;
+impl KeysAt for Generated {
+    fn len(&self) -> u64 {
+        self.count
+    }
+
+    fn read_at(&self, first: u64, count: usize, keys: &mut Vec<u64>) -> Result<(), String> {
+        let mut rng = SplitMix64::new(self.seed);
+        rng.skip(first);
         keys.clear();
-        keys.extend((0..n).map(|_| self.rng.next_u64()));
-        self.left -= n as u64;
-        Ok(n as u64)
+        keys.extend((0..count).map(|_| rng.next_u64()));
+        Ok(())
     }
 }
 
@@ -318,6 +421,32 @@ mod tests {
         }
         let err = parse_decimal(b"18446744073709551616").unwrap_err();
         assert!(err.contains("out of range"), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_that_shrinks_while_read_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keys.bin");
+        let keys: Vec<u8> = (0u64..100).flat_map(u64::to_le_bytes).collect();
+        std::fs::write(&path, &keys).unwrap();
+        let file = File::open(&path).unwrap();
+        let source = positional(Some(&file), "keys.bin", 8 * 100).unwrap();
+        let mut read = Vec::new();
+        source.read_at(90, 10, &mut read).unwrap();
+        assert_eq!(read, (90..100).collect::<Vec<u64>>());
+        std::fs::write(&path, &keys[..8 * 95]).unwrap();
+        let err = source.read_at(90, 10, &mut read).unwrap_err();
+        assert!(err.contains("keys.bin") && err.contains("shorter"), "{err}");
+    }
+
+    #[test]
+    fn generated_chunks_continue_one_stream() {
+        let whole = SplitMix64::new(3).keys(50);
+        let source = Generated { seed: 3, count: 50 };
+        let mut part = Vec::new();
+        source.read_at(17, 33, &mut part).unwrap();
+        assert_eq!(part, whole[17..]);
     }
 
     #[test]

@@ -1,21 +1,40 @@
-//! The streaming engine of `reshard` and `assign`: a reader thread cuts the
-//! input into chunks, the calling thread computes each chunk on every core
-//! in turn, and a writer thread writes the results in input order.
+//! The streaming engine of `reshard` and `assign`: worker threads each take
+//! the next chunk of the input, read it and compute it, and the calling
+//! thread writes the results in input order.
 //!
-//! Channels between the stages hold at most [`DEPTH`] chunks, so memory is
-//! bounded by a few chunks whatever the input's size, and reading, computing
-//! and writing overlap. Buffers go back from the writer to the reader and
-//! to the computing stage, so a long stream allocates only at its start.
+//! Each worker reads its own chunks: a positional source (a regular `u64le`
+//! file, generated keys) is read with positioned reads in parallel, so no
+//! single reader thread caps the rate and no core waits for a hand-over. A
+//! sequential source is read by one worker at a time, in order.
+//!
+//! Memory is bounded by a fixed set of buffers, [`SPARE`] more than there
+//! are workers: a worker needs a free one to take a chunk, and the writer
+//! frees it once the chunk is written. The buffers are reused, so a long
+//! stream allocates only at its start.
 
-use std::sync::mpsc::{channel, sync_channel};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::channel;
+use std::sync::{Mutex, PoisonError};
 use std::thread;
 
 use indicatif::ProgressBar;
 
-use crate::input::KeyReader;
+use crate::input::{KeyReader, KeysAt, Source};
 
-/// Chunks waiting between two stages.
-const DEPTH: usize = 2;
+/// Buffers beyond one per worker: chunks done and waiting to be written
+/// while every worker computes the next.
+const SPARE: usize = 2;
+
+/// Keys in flight across all buffers when the chunk size is automatic.
+const KEYS_IN_FLIGHT: usize = 1 << 23;
+
+/// The automatic chunk size: 256 Ki keys (2 MiB, at home in a core's
+/// caches between its read and its computation), smaller with so many
+/// workers that the buffers would exceed [`KEYS_IN_FLIGHT`].
+pub fn chunk_keys(workers: usize) -> usize {
+    (KEYS_IN_FLIGHT / (workers + SPARE)).clamp(1 << 12, 1 << 18)
+}
 
 /// Consecutive keys of the input.
 pub struct Chunk {
@@ -24,73 +43,285 @@ pub struct Chunk {
     pub keys: Vec<u64>,
 }
 
-/// Streams `reader` through `compute` (on this thread, once per chunk, in
-/// order) and `write` (on a writer thread, in the same order). Returns the
-/// number of keys, or the first error: the reader's before the writer's.
+/// Streams `source` in chunks of `chunk_keys` keys through `compute` (on
+/// `workers` threads, in any order) and `write` (on this thread, in input
+/// order). Returns the number of keys, or the first error in input order;
+/// a failed `write` stops the stream.
 pub fn run<R: Default + Send>(
-    mut reader: Box<dyn KeyReader>,
+    source: Source,
+    chunk_keys: usize,
+    workers: usize,
     progress: &ProgressBar,
-    mut compute: impl FnMut(&Chunk, &mut R),
-    mut write: impl FnMut(&Chunk, &R) -> Result<(), String> + Send,
+    compute: impl Fn(&Chunk, &mut R) + Sync,
+    mut write: impl FnMut(&Chunk, &R) -> Result<(), String>,
 ) -> Result<u64, String> {
-    let (chunks, chunks_rx) = sync_channel::<Result<(Chunk, u64), String>>(DEPTH);
-    let (done, done_rx) = sync_channel::<(Chunk, R)>(DEPTH);
-    let (spare_keys, spare_keys_rx) = channel::<Vec<u64>>();
-    let (spare_results, spare_results_rx) = channel::<R>();
+    let workers = workers.max(1);
+    let claims = Claims::new(source, chunk_keys, progress);
+    let (free, free_rx) = channel::<(Vec<u64>, R)>();
+    for _ in 0..workers + SPARE {
+        free.send(Default::default())
+            .expect("the receiver is alive");
+    }
+    let free_rx = Mutex::new(free_rx);
+    let (done, done_rx) = channel::<(u64, Result<(Chunk, R), String>)>();
     thread::scope(|s| {
-        s.spawn(move || {
-            let mut first = 0;
-            loop {
-                let mut keys = spare_keys_rx.try_recv().unwrap_or_default();
-                let next = reader.next_chunk(&mut keys);
-                let n = keys.len() as u64;
-                if next.is_ok() && n == 0 {
+        for _ in 0..workers {
+            let done = done.clone();
+            let (claims, free_rx, compute) = (&claims, &free_rx, &compute);
+            s.spawn(move || loop {
+                let buffers = free_rx
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .recv();
+                // No buffer: the writer has stopped.
+                let Ok((keys, mut result)) = buffers else {
+                    return;
+                };
+                let Some((index, chunk)) = claims.next(keys) else {
+                    return;
+                };
+                let chunk = chunk.map(|chunk| {
+                    compute(&chunk, &mut result);
+                    (chunk, result)
+                });
+                // A failed send means the writer has stopped: stop too.
+                if done.send((index, chunk)).is_err() {
                     return;
                 }
-                // A failed send means a later stage stopped: stop too.
-                if chunks
-                    .send(next.map(|units| (Chunk { first, keys }, units)))
-                    .is_err()
-                {
-                    return;
-                }
-                first += n;
-            }
-        });
-        let writer = s.spawn(move || -> Result<(), String> {
-            for (chunk, result) in done_rx {
-                write(&chunk, &result)?;
-                // The other stages may be gone already; then nobody needs these.
-                let _ = spare_keys.send(chunk.keys);
-                let _ = spare_results.send(result);
-            }
-            Ok(())
-        });
-        let mut keys = 0;
-        let mut read_error = None;
-        for next in chunks_rx {
-            let (chunk, units) = match next {
-                Ok(c) => c,
-                Err(e) => {
-                    read_error = Some(e);
-                    break;
-                }
-            };
-            let mut result = spare_results_rx.try_recv().unwrap_or_default();
-            compute(&chunk, &mut result);
-            keys += chunk.keys.len() as u64;
-            progress.inc(units);
-            if done.send((chunk, result)).is_err() {
-                break; // the writer failed; its error says why
-            }
+            });
         }
         drop(done);
-        let written = writer
-            .join()
-            .unwrap_or_else(|_| Err("the writer thread panicked".into()));
-        match read_error {
-            Some(e) => Err(e),
-            None => written.map(|()| keys),
+        let mut waiting = BTreeMap::new();
+        let mut next = 0;
+        let mut keys = 0;
+        let mut outcome = Ok(());
+        'receive: for (index, chunk) in &done_rx {
+            waiting.insert(index, chunk);
+            while let Some(chunk) = waiting.remove(&next) {
+                let written = chunk.and_then(|(chunk, result)| {
+                    write(&chunk, &result)?;
+                    keys += chunk.keys.len() as u64;
+                    // The workers may all be done; then nobody needs these.
+                    let _ = free.send((chunk.keys, result));
+                    Ok(())
+                });
+                if let Err(e) = written {
+                    outcome = Err(e);
+                    break 'receive;
+                }
+                next += 1;
+            }
         }
+        // Wake every worker, whether it waits for a buffer or computes a
+        // chunk nobody will write, so that the scope can end.
+        claims.stop();
+        drop(free);
+        drop(done_rx);
+        if outcome.is_ok() && !waiting.is_empty() {
+            outcome = Err("a worker thread stopped before its chunk was done".into());
+        }
+        outcome.map(|()| keys)
     })
+}
+
+/// Hands out the input's chunks, numbered from 0 in input order.
+struct Claims<'a> {
+    chunk_keys: usize,
+    progress: &'a ProgressBar,
+    stopped: AtomicBool,
+    from: From,
+}
+
+enum From {
+    Sequential(Mutex<Sequential>),
+    Positional {
+        keys: Box<dyn KeysAt>,
+        next: AtomicU64,
+    },
+}
+
+struct Sequential {
+    reader: Box<dyn KeyReader>,
+    next: u64,
+    first: u64,
+    /// At the end, or after an error: never read again.
+    ended: bool,
+}
+
+impl<'a> Claims<'a> {
+    fn new(source: Source, chunk_keys: usize, progress: &'a ProgressBar) -> Claims<'a> {
+        let from = match source {
+            Source::Sequential(reader) => From::Sequential(Mutex::new(Sequential {
+                reader,
+                next: 0,
+                first: 0,
+                ended: false,
+            })),
+            Source::Positional(keys) => From::Positional {
+                keys,
+                next: AtomicU64::new(0),
+            },
+        };
+        Claims {
+            chunk_keys: chunk_keys.max(1),
+            progress,
+            stopped: AtomicBool::new(false),
+            from,
+        }
+    }
+
+    /// The next chunk and its number, read into `keys`; `None` at the end
+    /// or once stopped.
+    fn next(&self, mut keys: Vec<u64>) -> Option<(u64, Result<Chunk, String>)> {
+        if self.stopped.load(Ordering::Relaxed) {
+            return None;
+        }
+        match &self.from {
+            From::Sequential(state) => {
+                let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+                if state.ended {
+                    return None;
+                }
+                let index = state.next;
+                let first = state.first;
+                match state.reader.next_chunk(&mut keys, self.chunk_keys) {
+                    Ok(_) if keys.is_empty() => {
+                        state.ended = true;
+                        None
+                    }
+                    Ok(units) => {
+                        state.next += 1;
+                        state.first += keys.len() as u64;
+                        self.progress.inc(units);
+                        Some((index, Ok(Chunk { first, keys })))
+                    }
+                    Err(e) => {
+                        state.ended = true;
+                        self.stop();
+                        Some((index, Err(e)))
+                    }
+                }
+            }
+            From::Positional { keys: source, next } => {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                let first = index.checked_mul(self.chunk_keys as u64)?;
+                let count = source.len().checked_sub(first).filter(|&n| n > 0)?;
+                let count = count.min(self.chunk_keys as u64) as usize;
+                match source.read_at(first, count, &mut keys) {
+                    Ok(()) => {
+                        self.progress.inc(count as u64);
+                        Some((index, Ok(Chunk { first, keys })))
+                    }
+                    Err(e) => {
+                        // Later chunks would not be written: read no more.
+                        self.stop();
+                        Some((index, Err(e)))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Hands out nothing more.
+    fn stop(&self) {
+        self.stopped.store(true, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys `0..len`, failing at position `fail_at` when set.
+    struct Counting {
+        len: u64,
+        fail_at: Option<u64>,
+    }
+
+    impl KeysAt for Counting {
+        fn len(&self) -> u64 {
+            self.len
+        }
+
+        fn read_at(&self, first: u64, count: usize, keys: &mut Vec<u64>) -> Result<(), String> {
+            let end = first + count as u64;
+            if let Some(at) = self.fail_at.filter(|at| (first..end).contains(at)) {
+                return Err(format!("cannot read key {at}"));
+            }
+            keys.clear();
+            keys.extend(first..end);
+            Ok(())
+        }
+    }
+
+    /// Runs `len` keys in chunks of `chunk` on 3 workers; the computation
+    /// of early chunks is slowest, so they finish out of order. Returns
+    /// the outcome and what was written, in order.
+    fn stream(
+        len: u64,
+        chunk: usize,
+        fail_at: Option<u64>,
+        write_fails_at: Option<u64>,
+    ) -> (Result<u64, String>, Vec<u64>) {
+        let mut written = Vec::new();
+        let outcome = run(
+            Source::Positional(Box::new(Counting { len, fail_at })),
+            chunk,
+            3,
+            &ProgressBar::hidden(),
+            |chunk: &Chunk, doubled: &mut Vec<u64>| {
+                if chunk.first < 3 * chunk.keys.len() as u64 {
+                    thread::sleep(std::time::Duration::from_millis(20));
+                }
+                doubled.clear();
+                doubled.extend(chunk.keys.iter().map(|k| 2 * k));
+            },
+            |chunk, doubled| {
+                if write_fails_at.is_some_and(|at| chunk.first >= at) {
+                    return Err("disk full".into());
+                }
+                written.extend_from_slice(doubled);
+                Ok(())
+            },
+        );
+        (outcome, written)
+    }
+
+    #[test]
+    fn results_are_written_in_input_order() {
+        for (len, chunk) in [(0, 4), (1, 4), (100, 1), (100, 7), (100, 100), (100, 1000)] {
+            let (outcome, written) = stream(len, chunk, None, None);
+            assert_eq!(outcome, Ok(len));
+            assert!(
+                written.iter().copied().eq((0..len).map(|k| 2 * k)),
+                "{len} in {chunk}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_read_error_comes_after_every_earlier_chunk() {
+        let (outcome, written) = stream(100, 7, Some(50), None);
+        assert_eq!(outcome, Err("cannot read key 50".into()));
+        // Chunk 7 (keys 49..56) failed: the 7 chunks before it were written.
+        assert!(written.iter().copied().eq((0..49).map(|k| 2 * k)));
+    }
+
+    #[test]
+    fn a_write_error_stops_the_stream() {
+        let (outcome, written) = stream(1000, 10, None, Some(300));
+        assert_eq!(outcome, Err("disk full".into()));
+        assert_eq!(written.len(), 300);
+    }
+
+    #[test]
+    fn chunk_sizes_bound_the_keys_in_flight() {
+        assert_eq!(chunk_keys(1), 1 << 18);
+        assert_eq!(chunk_keys(2), 1 << 18);
+        for workers in [1, 2, 8, 64, 256, 100_000] {
+            let size = chunk_keys(workers);
+            assert!(size >= 1 << 12);
+            assert!((workers + SPARE) * size <= KEYS_IN_FLIGHT || size == 1 << 12);
+        }
+    }
 }

@@ -53,7 +53,7 @@ pub struct Args {
     /// than by value (always so for `--key-format bytes`).
     #[arg(long, requires = "output")]
     positions: bool,
-    /// Threads to compute on; 0 means one per core.
+    /// Threads to read and compute on; 0 means one per core.
     #[arg(long, default_value_t = 0)]
     threads: usize,
     /// Print the summary as one JSON object.
@@ -88,29 +88,35 @@ pub fn run(args: &Args) -> Result<(), String> {
     }
     let bar = progress::bar(input.size, input.unit);
     let mut total = DestinationCounts::new(resize);
+    let workers = threads(args.threads);
+    let chunk_keys = args.input.chunk_keys(workers);
+    let encode_moves = output.is_some();
     let start = Instant::now();
-    let mut record = Vec::new();
     let keys = pipeline::run(
-        input.reader,
+        input.source,
+        chunk_keys,
+        workers,
         &bar,
-        |chunk, plan: &mut MovePlan| {
-            resize.plan_parallel(&chunk.keys, chunk.first, plan, args.threads);
-            total.merge(plan.per_destination());
-        },
-        |chunk, plan| {
-            let Some(out) = output.as_mut() else {
-                return Ok(());
-            };
-            record.clear();
-            for m in plan.moves() {
-                let id = if by_position {
-                    m.position
-                } else {
-                    chunk.keys[(m.position - chunk.first) as usize]
-                };
-                encode(&mut record, format, id, m.from, m.to);
+        |chunk, part: &mut Part| {
+            resize.plan(&chunk.keys, chunk.first, &mut part.plan);
+            part.record.clear();
+            if encode_moves {
+                for m in part.plan.moves() {
+                    let id = if by_position {
+                        m.position
+                    } else {
+                        chunk.keys[(m.position - chunk.first) as usize]
+                    };
+                    encode(&mut part.record, format, id, m.from, m.to);
+                }
             }
-            out.write_all(&record)
+        },
+        |_, part| {
+            total.merge(part.plan.per_destination());
+            match output.as_mut() {
+                Some(out) => out.write_all(&part.record),
+                None => Ok(()),
+            }
         },
     )?;
     bar.finish_and_clear();
@@ -138,6 +144,13 @@ pub fn run(args: &Args) -> Result<(), String> {
         print_text(&summary, resize);
     }
     Ok(())
+}
+
+/// One chunk's plan and its records in the move list.
+#[derive(Default)]
+struct Part {
+    plan: MovePlan,
+    record: Vec<u8>,
 }
 
 /// Appends one move record.

@@ -98,3 +98,35 @@ fn byte_keys_hash_each_line() {
         .collect();
     assert_eq!(stdout(&o).lines().collect::<Vec<_>>(), want);
 }
+
+/// Tiny chunks on two workers: the buckets still come out in input order.
+#[test]
+fn tiny_chunks_come_out_in_input_order() {
+    let d = dir();
+    let keys = support::keys(9, 3_000);
+    let input = u64le_file(d.path(), "keys.bin", &keys);
+    let out = d.path().join("buckets.bin");
+    for chunk in ["1", "5", "1000"] {
+        let o = run(&[
+            "assign",
+            "--buckets",
+            "1000",
+            path_str(&input),
+            "--threads",
+            "2",
+            "--chunk-keys",
+            chunk,
+            "--output",
+            path_str(&out),
+            "--output-format",
+            "binary",
+        ]);
+        assert_ok(&o);
+        let got: Vec<u32> = std::fs::read(&out)
+            .unwrap()
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        assert!(got == buckets(&keys, 1000), "chunks of {chunk}");
+    }
+}

@@ -65,6 +65,23 @@ fn bad_decimal_lines_are_named_by_number() {
         text.as_bytes(),
         &[&format!("line {line}"), "\"12x\"", "not a decimal u64"],
     );
+    // Chunks of 3 keys on two workers: the bad line is still the one named,
+    // whichever worker meets it.
+    let mut text = "1\n2\n".repeat(500);
+    text.push_str("3\nfour\n5\n");
+    check_refused(
+        d.path(),
+        &[
+            "--key-format",
+            "decimal",
+            "--chunk-keys",
+            "3",
+            "--threads",
+            "2",
+        ],
+        text.as_bytes(),
+        &["line 1002", "\"four\""],
+    );
     check_refused(
         d.path(),
         &["--key-format", "decimal"],

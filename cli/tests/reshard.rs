@@ -310,3 +310,48 @@ fn an_output_behind_a_symbolic_link_replaces_its_target() {
         .starts_with("key,from,to\n"));
     assert_eq!(listing(d.path()), ["link.csv", "real.csv"]);
 }
+
+/// Tiny chunks on two workers, so that chunks finish out of order and must
+/// be written back in input order, from each kind of source: a file (read
+/// in parallel), a pipe and decimal text (read in turn).
+#[test]
+fn tiny_chunks_come_out_in_input_order() {
+    let d = dir();
+    let keys = keys(8, 5_000);
+    let input = u64le_file(d.path(), "keys.bin", &keys);
+    let bytes = std::fs::read(&input).unwrap();
+    let decimal: String = keys.iter().map(|k| format!("{k}\n")).collect();
+    let want = naive(&keys, 12, 10, false);
+    let out = d.path().join("moves.bin");
+    let sources: [(&[&str], &[u8]); 3] = [
+        (&[path_str(&input)], b""),
+        (&["-"], &bytes),
+        (&["--key-format", "decimal"], decimal.as_bytes()),
+    ];
+    for (source, stdin) in sources {
+        for chunk in ["1", "7", "4096"] {
+            let mut args = vec![
+                "reshard",
+                "--from",
+                "12",
+                "--to",
+                "10",
+                "--threads",
+                "2",
+                "--chunk-keys",
+                chunk,
+                "--output",
+                path_str(&out),
+                "--output-format",
+                "binary",
+                "--json",
+            ];
+            args.extend(source);
+            let o = run_with_stdin(&args, stdin);
+            assert_ok(&o);
+            let got = parse_binary(&std::fs::read(&out).unwrap());
+            assert!(got == want, "{source:?} in chunks of {chunk}");
+            assert_eq!(json(&o)["keys"], 5_000);
+        }
+    }
+}
