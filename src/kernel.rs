@@ -206,6 +206,31 @@ impl Kernel {
         }
     }
 
+    /// Stages every `i` with `buckets[i] >= threshold` as (position
+    /// `base + i`, `keys[i]`, `buckets[i]`), in order; returns how many.
+    /// `keys` and `buckets` have equal lengths, every bucket and the
+    /// threshold are below 2^31, and `staged` has room for every key.
+    pub(crate) fn select(
+        self,
+        keys: &[u64],
+        buckets: &[u32],
+        threshold: u32,
+        base: u64,
+        staged: &mut crate::select::Staged,
+    ) -> usize {
+        assert!(keys.len() == buckets.len() && staged.keys.len() >= keys.len());
+        match self.0 {
+            // SAFETY: a `Kernel(Isa::Avx512)` is only made by
+            // `Kernel::avx512` after detecting AVX-512F and POPCNT, which
+            // the selection enables; the lengths were checked above.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => unsafe {
+                crate::arch::x86_64::select::select(keys, buckets, threshold, base, staged)
+            },
+            _ => crate::select::select_from(keys, buckets, threshold, base, staged, 0, 0),
+        }
+    }
+
     pub(crate) fn to_id(self) -> u8 {
         self.0 as u8
     }

@@ -44,6 +44,7 @@ mod plan;
 #[cfg(feature = "reference")]
 pub mod reference;
 mod scalar;
+mod select;
 #[cfg(feature = "reference")]
 pub mod verify;
 

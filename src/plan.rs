@@ -135,35 +135,22 @@ impl Resize {
         // L1/L2 when they are selected, instead of a second pass over the
         // whole batch from memory.
         const BLOCK: usize = 8192;
-        let buckets = &mut plan.scratch;
-        buckets.resize(BLOCK.min(keys.len()), 0);
+        let block_len = BLOCK.min(keys.len());
+        plan.scratch.resize(block_len, 0);
+        plan.staged.reserve_block(block_len);
         let expected = (keys.len() as f64 * self.expected_moved_fraction() * 1.05) as usize;
         plan.positions.reserve(expected);
         plan.movers.reserve(expected);
         decided.reserve(expected);
-        let mut picked = [0u16; BLOCK];
         for (block, keys) in keys.chunks(BLOCK).enumerate() {
-            let buckets = &mut buckets[..keys.len()];
+            let buckets = &mut plan.scratch[..keys.len()];
             kernel.run(keys, decider.get(), buckets);
-            // Branch-free selection: about 1/6 of keys move at 10 -> 12, so
-            // a branch per key would mispredict often enough to cost more
-            // than the SIMD evaluation. Every key's index is written, and
-            // only a moving key advances the fill level; the movers are
-            // then gathered at a cost proportional to their number.
-            let mut n = 0;
-            for (i, &b) in buckets.iter().enumerate() {
-                picked[n] = i as u16;
-                n += usize::from(b >= threshold);
-            }
             let base = first_position + (block * BLOCK) as u64;
-            let picked = &picked[..n];
-            // Slice iterators know their length: each `extend` reserves
-            // once and writes without a capacity check per element.
+            let n = kernel.select(keys, buckets, threshold, base, &mut plan.staged);
             plan.positions
-                .extend(picked.iter().map(|&i| base + u64::from(i)));
-            plan.movers
-                .extend(picked.iter().map(|&i| keys[usize::from(i)]));
-            decided.extend(picked.iter().map(|&i| buckets[usize::from(i)]));
+                .extend_from_slice(&plan.staged.positions[..n]);
+            plan.movers.extend_from_slice(&plan.staged.keys[..n]);
+            decided.extend_from_slice(&plan.staged.buckets[..n]);
         }
         evaluated.resize(plan.movers.len(), 0);
         kernel.run(&plan.movers, other.get(), evaluated);
@@ -263,6 +250,8 @@ pub struct MovePlan {
     per_destination: DestinationCounts,
     /// One block's deciding buckets.
     scratch: Vec<u32>,
+    /// One block's moving keys.
+    staged: crate::select::Staged,
     /// The moving keys, for their second evaluation.
     movers: Vec<u64>,
     /// One plan per run of `Resize::plan_parallel`, kept for their buffers.

@@ -1,6 +1,7 @@
 //! `jumpshard bench`: single-thread throughput of every kernel this CPU runs
 //! and of the compiled Figure 1 reference, measured in the same run so that
-//! the ratio means something on any machine.
+//! the ratio means something on any machine. (With `--reshard FILE`, the
+//! streaming reshard instead: see `bench_reshard`.)
 //!
 //! Each repetition times the reference and every kernel back to back on the
 //! same keys; the best repetition of each counts, which filters out
@@ -18,14 +19,16 @@ const COUNTS: [u32; 4] = [10, 1000, 1_000_000, (1 << 31) - 1];
 #[derive(clap::Args)]
 pub struct Args {
     /// Random keys per measurement.
-    #[arg(long, default_value_t = 1 << 22)]
+    #[arg(long, default_value_t = 1 << 22, conflicts_with = "file")]
     keys: usize,
     /// Repetitions; the fastest of each is reported.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
-    repeat: u32,
+    pub repeat: u32,
     /// Print a JSON array instead of a table.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
+    #[command(flatten)]
+    pub reshard: crate::bench_reshard::Args,
 }
 
 #[derive(Serialize)]
@@ -39,6 +42,9 @@ struct Row {
 }
 
 pub fn run(args: &Args) -> Result<(), String> {
+    if args.reshard.file.is_some() {
+        return crate::bench_reshard::run(&args.reshard, args.repeat, args.json);
+    }
     if args.keys == 0 {
         return Err("--keys must be at least 1".into());
     }

@@ -20,7 +20,8 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use jumpshard::verify::SplitMix64;
 
@@ -201,6 +202,39 @@ struct U64Le {
     source: Box<dyn Read + Send>,
     name: String,
     bytes: u64,
+}
+
+/// The regular `u64le` file at `path`, for positioned reads.
+pub fn u64le_file(path: &Path) -> Result<Box<dyn KeysAt>, String> {
+    let name = path.display().to_string();
+    let file = File::open(path).map_err(|e| format!("cannot open {name}: {e}"))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot read {name}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{name} is not a regular file"));
+    }
+    if meta.len() % 8 != 0 {
+        return Err(not_whole_keys(&name, meta.len()));
+    }
+    positional(Some(&file), &name, meta.len())
+        .ok_or_else(|| format!("cannot read {name} with positioned reads"))
+}
+
+/// Keys already in memory.
+pub struct InMemory(pub Arc<[u64]>);
+
+impl KeysAt for InMemory {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+
+    fn read_at(&self, first: u64, count: usize, keys: &mut Vec<u64>) -> Result<(), String> {
+        let first = first as usize;
+        keys.clear();
+        keys.extend_from_slice(&self.0[first..first + count]);
+        Ok(())
+    }
 }
 
 /// A regular `u64le` file of `len` bytes, read with positioned reads (on

@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 mod assign;
 mod atomic;
 mod bench;
+mod bench_reshard;
 mod input;
 mod pipeline;
 mod progress;

@@ -16,6 +16,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use indicatif::ProgressBar;
 use jumpshard::{BucketCount, DestinationCounts, MovePlan, Resize};
 use serde::{Serialize, Serializer};
 
@@ -87,37 +88,20 @@ pub fn run(args: &Args) -> Result<(), String> {
         out.write_all(format!("{id},from,to\n").as_bytes())?;
     }
     let bar = progress::bar(input.size, input.unit);
-    let mut total = DestinationCounts::new(resize);
     let workers = threads(args.threads);
-    let chunk_keys = args.input.chunk_keys(workers);
-    let encode_moves = output.is_some();
     let start = Instant::now();
-    let keys = pipeline::run(
+    let moves = output.as_mut().map(|file| MoveList {
+        file,
+        format,
+        by_position,
+    });
+    let (keys, total) = stream(
+        resize,
         input.source,
-        chunk_keys,
         workers,
+        args.input.chunk_keys(workers),
         &bar,
-        |chunk, part: &mut Part| {
-            resize.plan(&chunk.keys, chunk.first, &mut part.plan);
-            part.record.clear();
-            if encode_moves {
-                for m in part.plan.moves() {
-                    let id = if by_position {
-                        m.position
-                    } else {
-                        chunk.keys[(m.position - chunk.first) as usize]
-                    };
-                    encode(&mut part.record, format, id, m.from, m.to);
-                }
-            }
-        },
-        |_, part| {
-            total.merge(part.plan.per_destination());
-            match output.as_mut() {
-                Some(out) => out.write_all(&part.record),
-                None => Ok(()),
-            }
-        },
+        moves,
     )?;
     bar.finish_and_clear();
     if let Some(out) = output {
@@ -144,6 +128,58 @@ pub fn run(args: &Args) -> Result<(), String> {
         print_text(&summary, resize);
     }
     Ok(())
+}
+
+/// Where and how the move list is written.
+pub struct MoveList<'a> {
+    pub file: &'a mut AtomicFile,
+    pub format: MoveFormat,
+    /// Identify keys by position rather than by value.
+    pub by_position: bool,
+}
+
+/// Plans `resize` over `source` on `workers` threads in chunks of
+/// `chunk_keys`, appending each move to `moves` when given; returns the
+/// number of keys and the moves per destination.
+pub fn stream(
+    resize: Resize,
+    source: input::Source,
+    workers: usize,
+    chunk_keys: usize,
+    bar: &ProgressBar,
+    mut moves: Option<MoveList>,
+) -> Result<(u64, DestinationCounts), String> {
+    let mut total = DestinationCounts::new(resize);
+    let encoding = moves.as_ref().map(|m| (m.format, m.by_position));
+    let keys = pipeline::run(
+        source,
+        chunk_keys,
+        workers,
+        bar,
+        |chunk, part: &mut Part| {
+            resize.plan(&chunk.keys, chunk.first, &mut part.plan);
+            part.record.clear();
+            let Some((format, by_position)) = encoding else {
+                return;
+            };
+            for m in part.plan.moves() {
+                let id = if by_position {
+                    m.position
+                } else {
+                    chunk.keys[(m.position - chunk.first) as usize]
+                };
+                encode(&mut part.record, format, id, m.from, m.to);
+            }
+        },
+        |_, part| {
+            total.merge(part.plan.per_destination());
+            match moves.as_mut() {
+                Some(m) => m.file.write_all(&part.record),
+                None => Ok(()),
+            }
+        },
+    )?;
+    Ok((keys, total))
 }
 
 /// One chunk's plan and its records in the move list.

@@ -84,3 +84,47 @@ fn bench_json_has_the_documented_fields() {
     let o = jumpshard(&["bench", "--keys", "0"]);
     assert!(!o.status.success());
 }
+
+#[test]
+fn bench_reshard_compares_the_file_run_with_memory() {
+    let d = support::dir();
+    let input = support::u64le_file(d.path(), "keys.bin", &support::keys(4, 20_000));
+    let file = support::path_str(&input);
+    let o = jumpshard(&[
+        "bench",
+        "--reshard",
+        file,
+        "--from",
+        "12",
+        "--to",
+        "10",
+        "--repeat",
+        "1",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["keys"], 20_000);
+    assert_eq!(
+        (report["from"].clone(), report["to"].clone()),
+        (12.into(), 10.into())
+    );
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    assert_eq!(rows[3]["file_ratio"], 1.0);
+    for row in rows {
+        assert!(row["mkeys_per_s"].as_f64().unwrap() > 0.0, "{row}");
+    }
+    let text = jumpshard(&["bench", "--reshard", file, "--repeat", "1"]);
+    assert!(stdout(&text).contains("reshard stream, from the file"));
+
+    std::fs::write(&input, [0u8; 12]).unwrap();
+    let bad = jumpshard(&["bench", "--reshard", file]);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("multiple of 8"), "{}", stderr(&bad));
+    let both = jumpshard(&["bench", "--reshard", file, "--keys", "10"]);
+    assert!(!both.status.success());
+    let same = jumpshard(&["bench", "--reshard", file, "--from", "3", "--to", "3"]);
+    assert!(!same.status.success());
+    assert!(stderr(&same).contains("3"), "{}", stderr(&same));
+}

@@ -47,6 +47,7 @@ pub(crate) mod avx2;
 pub(crate) mod avx512;
 mod outbox;
 mod quotient;
+pub(crate) mod select;
 
 use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
 

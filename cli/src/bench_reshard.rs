@@ -1,0 +1,171 @@
+//! `jumpshard bench --reshard FILE`: how much reading the input costs the
+//! streaming reshard. In one run, on the same keys and threads, it times
+//!
+//! - `batch_parallel` at the new count, with the keys in memory: the bare
+//!   evaluation, the ceiling of any reshard;
+//! - `plan_parallel`, in memory: the move plan, the work a reshard does;
+//! - the streaming reshard over the keys in memory (chunks copied from a
+//!   buffer instead of read from the file);
+//! - the streaming reshard over the file, as `jumpshard reshard` runs it.
+//!
+//! The whole file is loaded, so it needs about 2.5 times the file's size in
+//! memory, and the file runs read it from the page cache: they show what
+//! the engine costs beyond the disk, not the disk's speed.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use indicatif::ProgressBar;
+use jumpshard::{MovePlan, Resize};
+use serde::Serialize;
+
+use crate::input::{self, InMemory, Source};
+use crate::pipeline;
+use crate::reshard::{count, stream, threads};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Measure the streaming reshard of this u64le file against the same
+    /// keys in memory, instead of the kernels.
+    #[arg(long = "reshard", value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// With --reshard: the current number of buckets, N.
+    #[arg(
+        long,
+        default_value_t = 10,
+        requires = "file",
+        allow_negative_numbers = true
+    )]
+    from: i64,
+    /// With --reshard: the new number of buckets, M.
+    #[arg(
+        long,
+        default_value_t = 12,
+        requires = "file",
+        allow_negative_numbers = true
+    )]
+    to: i64,
+    /// With --reshard: threads, 0 for one per core.
+    #[arg(long, default_value_t = 0, requires = "file")]
+    threads: usize,
+}
+
+#[derive(Serialize)]
+struct Row {
+    measure: &'static str,
+    mkeys_per_s: f64,
+    /// The file run's rate over this one's.
+    file_ratio: f64,
+}
+
+#[derive(Serialize)]
+struct Report {
+    file: String,
+    keys: u64,
+    from: u32,
+    to: u32,
+    threads: usize,
+    kernel: &'static str,
+    rows: Vec<Row>,
+}
+
+pub fn run(args: &Args, repeat: u32, json: bool) -> Result<(), String> {
+    let path = args.file.as_deref().expect("--reshard is given");
+    let resize = Resize::new(count("--from", args.from)?, count("--to", args.to)?)
+        .map_err(|e| e.to_string())?;
+    let workers = threads(args.threads);
+    let file = input::u64le_file(path)?;
+    let n = file.len();
+    let size = usize::try_from(n).map_err(|_| format!("{} is too large", path.display()))?;
+    let mut loaded = Vec::new();
+    file.read_at(0, size, &mut loaded)?;
+    let keys: Arc<[u64]> = loaded.into();
+    let chunk_keys = pipeline::chunk_keys(workers);
+    let hidden = ProgressBar::hidden();
+    let mut buckets = vec![0u32; size];
+    let mut plan = MovePlan::new();
+    let mut best = [f64::INFINITY; 4];
+    for _ in 0..repeat {
+        let times = [
+            seconds(|| {
+                jumpshard::batch_parallel(
+                    black_box(&keys),
+                    resize.to_count(),
+                    &mut buckets,
+                    workers,
+                )
+                .map_err(|e| e.to_string())
+            })?,
+            seconds(|| {
+                resize.plan_parallel(black_box(&keys), 0, &mut plan, workers);
+                Ok(())
+            })?,
+            seconds(|| {
+                let memory = Source::Positional(Box::new(InMemory(keys.clone())));
+                stream(resize, memory, workers, chunk_keys, &hidden, None).map(|_| ())
+            })?,
+            seconds(|| {
+                let file = Source::Positional(input::u64le_file(path)?);
+                stream(resize, file, workers, chunk_keys, &hidden, None).map(|_| ())
+            })?,
+        ];
+        for (best, t) in best.iter_mut().zip(times) {
+            *best = best.min(t);
+        }
+    }
+    let rate = |secs: f64| n as f64 / secs / 1e6;
+    let file_rate = rate(best[3]);
+    let names = [
+        "batch_parallel at M, in memory",
+        "plan_parallel N -> M, in memory",
+        "reshard stream, in memory",
+        "reshard stream, from the file",
+    ];
+    let report = Report {
+        file: path.display().to_string(),
+        keys: n,
+        from: resize.from_count().get(),
+        to: resize.to_count().get(),
+        threads: workers,
+        kernel: jumpshard::active_kernel().name(),
+        rows: names
+            .iter()
+            .zip(best)
+            .map(|(&measure, secs)| Row {
+                measure,
+                mkeys_per_s: rate(secs),
+                file_ratio: file_rate / rate(secs),
+            })
+            .collect(),
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+        );
+        return Ok(());
+    }
+    println!(
+        "jumpshard bench --reshard {}: {} keys, {} -> {} buckets, {} threads, {} kernel, best of {repeat}",
+        report.file, report.keys, report.from, report.to, report.threads, report.kernel
+    );
+    println!(
+        "{:<34} {:>10} {:>14}",
+        "measure", "Mkeys/s", "file run / it"
+    );
+    for r in &report.rows {
+        println!(
+            "{:<34} {:>10.1} {:>13.2}x",
+            r.measure, r.mkeys_per_s, r.file_ratio
+        );
+    }
+    Ok(())
+}
+
+fn seconds(f: impl FnOnce() -> Result<(), String>) -> Result<f64, String> {
+    let start = Instant::now();
+    f()?;
+    Ok(start.elapsed().as_secs_f64())
+}
