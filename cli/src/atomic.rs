@@ -2,13 +2,16 @@
 //! the destination's directory (so that the final rename stays on one file
 //! system), which is synced and renamed over the destination only once all
 //! of it is written. On any error, or if the command stops early, the
-//! temporary file is removed when dropped and the destination is untouched.
+//! temporary file is removed when dropped and the destination is untouched;
+//! a terminating signal removes it too (see `crate::signals`).
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use tempfile::TempPath;
+
+use crate::signals::{remove_on_signal, RemoveOnSignal};
 
 /// An output file in the making.
 pub struct AtomicFile {
@@ -19,6 +22,8 @@ pub struct AtomicFile {
     path: PathBuf,
     /// The destination as the user named it, for messages.
     name: String,
+    /// Removes the temporary file on SIGINT, SIGTERM or SIGHUP.
+    on_signal: RemoveOnSignal,
 }
 
 impl AtomicFile {
@@ -63,11 +68,13 @@ impl AtomicFile {
                 )
             })?
             .into_parts();
+        let on_signal = remove_on_signal(&temp);
         Ok(AtomicFile {
             file: BufWriter::with_capacity(1 << 20, file),
             temp,
             path,
             name,
+            on_signal,
         })
     }
 
@@ -85,10 +92,16 @@ impl AtomicFile {
             temp,
             path,
             name,
+            on_signal,
         } = self;
         drop(file); // closed before the rename
-        temp.persist(&path)
-            .map_err(|e| format!("cannot write {name}: {}", e.error))
+        let persisted = temp
+            .persist(&path)
+            .map_err(|e| format!("cannot write {name}: {}", e.error));
+        // Only now: a signal after the rename finds nothing to remove,
+        // while one before it must still remove the temporary file.
+        drop(on_signal);
+        persisted
     }
 
     fn error(&self, e: io::Error) -> String {

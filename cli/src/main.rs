@@ -54,7 +54,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    signals::ignore_file_size_limit_signal();
+    signals::install();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Bucket { key, buckets } => jumpshard::BucketCount::try_from(buckets)

@@ -1,0 +1,63 @@
+//! Interrupting a streaming command: the process ends by the signal, as
+//! its default action would, and leaves neither the output nor its
+//! temporary file behind; an existing output stays as it was.
+
+mod support;
+
+use std::os::unix::process::ExitStatusExt;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use support::*;
+
+fn interrupted_by(signal: i32) {
+    let d = dir();
+    let out = d.path().join("moves.bin");
+    std::fs::write(&out, "precious").unwrap();
+    let mut child = command()
+        .args([
+            "reshard",
+            "--from",
+            "12",
+            "--to",
+            "11",
+            // Far more than can finish before the signal, even natively.
+            "--generate",
+            "1000000000000",
+            "--output",
+            path_str(&out),
+            "--output-format",
+            "binary",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the temporary file, so that the signal comes mid-stream.
+    let start = Instant::now();
+    while listing(d.path()).len() < 2 {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no temporary file appeared"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    // SAFETY: `kill` with a valid signal number only sends the signal.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(signal), "{status:?}");
+    assert_eq!(listing(d.path()), ["moves.bin"]);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious");
+}
+
+#[test]
+fn ctrl_c_removes_the_temporary_file() {
+    interrupted_by(libc::SIGINT);
+}
+
+#[test]
+fn sigterm_removes_the_temporary_file() {
+    interrupted_by(libc::SIGTERM);
+}
