@@ -28,7 +28,7 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
-    pub reshard: crate::bench_reshard::Args,
+    pub reshard: crate::bench_reshard::ReshardArgs,
 }
 
 #[derive(Serialize)]

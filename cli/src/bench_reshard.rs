@@ -26,7 +26,7 @@ use crate::pipeline;
 use crate::reshard::{count, stream, threads};
 
 #[derive(clap::Args)]
-pub struct Args {
+pub struct ReshardArgs {
     /// Measure the streaming reshard of this u64le file against the same
     /// keys in memory, instead of the kernels.
     #[arg(long = "reshard", value_name = "FILE")]
@@ -71,7 +71,7 @@ struct Report {
     rows: Vec<Row>,
 }
 
-pub fn run(args: &Args, repeat: u32, json: bool) -> Result<(), String> {
+pub fn run(args: &ReshardArgs, repeat: u32, json: bool) -> Result<(), String> {
     let path = args.file.as_deref().expect("--reshard is given");
     let resize = Resize::new(count("--from", args.from)?, count("--to", args.to)?)
         .map_err(|e| e.to_string())?;
