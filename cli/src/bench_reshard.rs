@@ -77,7 +77,7 @@ pub fn run(args: &ReshardArgs, repeat: u32, json: bool) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     let workers = threads(args.threads);
     let file = input::u64le_file(path)?;
-    let n = file.len();
+    let n = file.key_count();
     let size = usize::try_from(n).map_err(|_| format!("{} is too large", path.display()))?;
     let mut loaded = Vec::new();
     file.read_at(0, size, &mut loaded)?;

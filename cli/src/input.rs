@@ -84,7 +84,7 @@ pub trait KeyReader: Send {
 /// several threads at once.
 pub trait KeysAt: Send + Sync {
     /// The number of keys.
-    fn len(&self) -> u64;
+    fn key_count(&self) -> u64;
     /// Replaces `keys` with the `count` keys from position `first` on.
     fn read_at(&self, first: u64, count: usize, keys: &mut Vec<u64>) -> Result<(), String>;
 }
@@ -225,7 +225,7 @@ pub fn u64le_file(path: &Path) -> Result<Box<dyn KeysAt>, String> {
 pub struct InMemory(pub Arc<[u64]>);
 
 impl KeysAt for InMemory {
-    fn len(&self) -> u64 {
+    fn key_count(&self) -> u64 {
         self.0.len() as u64
     }
 
@@ -265,7 +265,7 @@ struct U64LeAt {
 
 #[cfg(unix)]
 impl KeysAt for U64LeAt {
-    fn len(&self) -> u64 {
+    fn key_count(&self) -> u64 {
         self.keys
     }
 
@@ -411,7 +411,7 @@ struct Generated {
 }
 
 impl KeysAt for Generated {
-    fn len(&self) -> u64 {
+    fn key_count(&self) -> u64 {
         self.count
     }
 

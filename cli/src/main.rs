@@ -4,16 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-mod assign;
-mod atomic;
-mod bench;
-mod bench_reshard;
-mod input;
-mod pipeline;
-mod progress;
-mod reshard;
-mod signals;
-mod verify;
+use jumpshard_cli::{assign, bench, reshard, signals, verify};
 
 /// Jump consistent hash, bit-exact with Lamping and Veach's Figure 1, for
 /// large batches of 64-bit keys.

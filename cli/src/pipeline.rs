@@ -205,7 +205,7 @@ impl<'a> Claims<'a> {
             From::Positional { keys: source, next } => {
                 let index = next.fetch_add(1, Ordering::Relaxed);
                 let first = index.checked_mul(self.chunk_keys as u64)?;
-                let count = source.len().checked_sub(first).filter(|&n| n > 0)?;
+                let count = source.key_count().checked_sub(first).filter(|&n| n > 0)?;
                 let count = count.min(self.chunk_keys as u64) as usize;
                 match source.read_at(first, count, &mut keys) {
                     Ok(()) => {
@@ -239,7 +239,7 @@ mod tests {
     }
 
     impl KeysAt for Counting {
-        fn len(&self) -> u64 {
+        fn key_count(&self) -> u64 {
             self.len
         }
 
