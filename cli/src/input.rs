@@ -19,11 +19,13 @@
 //! lines are numbered from 1 in error messages.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use jumpshard::verify::SplitMix64;
+
+pub use crate::sequential::Sequential;
 
 /// How keys are written in the input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -73,13 +75,6 @@ pub enum Unit {
     Bytes,
 }
 
-/// A source read front to back.
-pub trait KeyReader: Send {
-    /// Replaces `keys` with the next up to `max` keys, none at the end;
-    /// returns the progress made, in the source's [`Unit`].
-    fn next_chunk(&mut self, keys: &mut Vec<u64>, max: usize) -> Result<u64, String>;
-}
-
 /// A source of known length whose parts can be read in any order, from
 /// several threads at once.
 pub trait KeysAt: Send + Sync {
@@ -91,7 +86,7 @@ pub trait KeysAt: Send + Sync {
 
 /// Where an input's keys come from.
 pub enum Source {
-    Sequential(Box<dyn KeyReader>),
+    Sequential(Box<Sequential>),
     Positional(Box<dyn KeysAt>),
 }
 
@@ -151,57 +146,26 @@ impl InputArgs {
             Some(file) => Box::new(file),
             None => Box::new(io::stdin()),
         };
-        let input = match self.key_format {
-            KeyFormat::U64le => Input {
-                source: Source::Sequential(Box::new(U64Le {
-                    source,
-                    name,
-                    bytes: 0,
-                })),
-                size: size.map(|s| s / 8),
-                unit: Unit::Keys,
-                byte_keys: false,
-            },
-            format => Input {
-                source: Source::Sequential(Box::new(Lines {
-                    source: BufReader::with_capacity(1 << 20, source),
-                    name,
-                    line: 0,
-                    buf: Vec::new(),
-                    decimal: format == KeyFormat::Decimal,
-                })),
-                size,
-                unit: Unit::Bytes,
-                byte_keys: format == KeyFormat::Bytes,
-            },
+        let unit = match self.key_format {
+            KeyFormat::U64le => Unit::Keys,
+            KeyFormat::Decimal | KeyFormat::Bytes => Unit::Bytes,
         };
-        Ok(input)
+        Ok(Input {
+            source: Source::Sequential(Box::new(Sequential::new(source, name, self.key_format))),
+            size: size.map(|s| if unit == Unit::Keys { s / 8 } else { s }),
+            unit,
+            byte_keys: self.key_format == KeyFormat::Bytes,
+        })
     }
 }
 
-fn not_whole_keys(name: &str, len: u64) -> String {
+pub(crate) fn not_whole_keys(name: &str, len: u64) -> String {
     format!(
         "{name}: size {len} bytes is not a multiple of 8, so it is not a u64le key file \
          ({} whole keys and {} bytes left over)",
         len / 8,
         len % 8
     )
-}
-
-/// Retries reads interrupted by a signal; other errors name the input.
-fn read_some(source: &mut dyn Read, buf: &mut [u8], name: &str) -> Result<usize, String> {
-    loop {
-        match source.read(buf) {
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            r => return r.map_err(|e| format!("cannot read {name}: {e}")),
-        }
-    }
-}
-
-struct U64Le {
-    source: Box<dyn Read + Send>,
-    name: String,
-    bytes: u64,
 }
 
 /// The regular `u64le` file at `path`, for positioned reads.
@@ -295,114 +259,6 @@ impl KeysAt for U64LeAt {
     }
 }
 
-impl KeyReader for U64Le {
-    fn next_chunk(&mut self, keys: &mut Vec<u64>, max: usize) -> Result<u64, String> {
-        // A recycled chunk is already full length: no zeroing but the first.
-        keys.resize(max, 0);
-        let buf: &mut [u8] = bytemuck::cast_slice_mut(keys.as_mut_slice());
-        let mut filled = 0;
-        while filled < buf.len() {
-            match read_some(&mut *self.source, &mut buf[filled..], &self.name)? {
-                0 => break,
-                n => filled += n,
-            }
-        }
-        self.bytes += filled as u64;
-        if filled % 8 != 0 {
-            // Only the end of the input leaves a chunk short.
-            return Err(not_whole_keys(&self.name, self.bytes));
-        }
-        keys.truncate(filled / 8);
-        for key in keys.iter_mut() {
-            *key = u64::from_le(*key);
-        }
-        Ok(keys.len() as u64)
-    }
-}
-
-/// The longest decimal line read whole; `u64::MAX` has 20 digits.
-const DECIMAL_LINE_LIMIT: u64 = 4096;
-
-struct Lines {
-    source: BufReader<Box<dyn Read + Send>>,
-    name: String,
-    /// Lines read so far.
-    line: u64,
-    buf: Vec<u8>,
-    decimal: bool,
-}
-
-impl KeyReader for Lines {
-    fn next_chunk(&mut self, keys: &mut Vec<u64>, max: usize) -> Result<u64, String> {
-        keys.clear();
-        let mut consumed = 0;
-        while keys.len() < max {
-            self.buf.clear();
-            // A decimal line is short: stop reading one that is not, so that
-            // a binary file read as decimal fails fast and in little memory.
-            let limit = if self.decimal {
-                DECIMAL_LINE_LIMIT
-            } else {
-                u64::MAX
-            };
-            let n = Read::take(&mut self.source, limit)
-                .read_until(b'\n', &mut self.buf)
-                .map_err(|e| format!("cannot read {}: {e}", self.name))?;
-            if n == 0 {
-                break;
-            }
-            consumed += n as u64;
-            self.line += 1;
-            if n as u64 == limit && !self.buf.ends_with(b"\n") {
-                return Err(format!(
-                    "{} line {}: longer than {limit} bytes, not a decimal u64 key",
-                    self.name, self.line
-                ));
-            }
-            let line = strip_line_end(&self.buf);
-            keys.push(if self.decimal {
-                parse_decimal(line)
-                    .map_err(|why| format!("{} line {}: {why}", self.name, self.line))?
-            } else {
-                jumpshard::bytes::prehash(line)
-            });
-        }
-        Ok(consumed)
-    }
-}
-
-fn strip_line_end(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    line.strip_suffix(b"\r").unwrap_or(line)
-}
-
-/// One decimal key, or why not.
-fn parse_decimal(line: &[u8]) -> Result<u64, String> {
-    if line.is_empty() {
-        return Err("empty line where a decimal u64 key was expected".into());
-    }
-    let text = String::from_utf8_lossy(line);
-    if line.iter().all(u8::is_ascii_digit) {
-        return text.parse().map_err(|_| {
-            format!(
-                "{} is out of range for a u64 key (0 to {})",
-                shorten(&text),
-                u64::MAX
-            )
-        });
-    }
-    Err(format!("{:?} is not a decimal u64 key", shorten(&text)))
-}
-
-/// At most 40 characters of a bad line, so that a binary file fed as text
-/// does not flood the terminal.
-fn shorten(text: &str) -> String {
-    match text.char_indices().nth(40) {
-        Some((end, _)) => format!("{}...", &text[..end]),
-        None => text.to_string(),
-    }
-}
-
 /// `count` SplitMix64 keys from `seed`; a chunk starts its own stream
 /// where the whole stream would be.
 struct Generated {
@@ -428,35 +284,6 @@ impl KeysAt for Generated {
 mod tests {
     use super::*;
 
-    #[test]
-    fn line_ends_are_stripped_once() {
-        assert_eq!(strip_line_end(b"ab\r\n"), b"ab");
-        assert_eq!(strip_line_end(b"ab\n"), b"ab");
-        assert_eq!(strip_line_end(b"ab"), b"ab");
-        assert_eq!(strip_line_end(b"ab\r\r\n"), b"ab\r");
-        assert_eq!(strip_line_end(b"\n"), b"");
-    }
-
-    #[test]
-    fn decimals_are_strict() {
-        assert_eq!(parse_decimal(b"0"), Ok(0));
-        assert_eq!(parse_decimal(b"18446744073709551615"), Ok(u64::MAX));
-        for bad in [
-            &b""[..],
-            b"+1",
-            b"-1",
-            b" 1",
-            b"1 ",
-            b"0x10",
-            b"1e3",
-            b"\xff",
-        ] {
-            assert!(parse_decimal(bad).is_err(), "{bad:?}");
-        }
-        let err = parse_decimal(b"18446744073709551616").unwrap_err();
-        assert!(err.contains("out of range"), "{err}");
-    }
-
     #[cfg(unix)]
     #[test]
     fn a_file_that_shrinks_while_read_is_an_error() {
@@ -481,11 +308,5 @@ mod tests {
         let mut part = Vec::new();
         source.read_at(17, 33, &mut part).unwrap();
         assert_eq!(part, whole[17..]);
-    }
-
-    #[test]
-    fn long_bad_lines_are_shortened() {
-        let err = parse_decimal(&[b'x'; 1000]).unwrap_err();
-        assert!(err.len() < 80, "{err}");
     }
 }

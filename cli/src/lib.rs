@@ -10,5 +10,6 @@ pub mod input;
 pub mod pipeline;
 pub mod progress;
 pub mod reshard;
+pub mod sequential;
 pub mod signals;
 pub mod verify;

@@ -5,7 +5,9 @@
 //! Each worker reads its own chunks: a positional source (a regular `u64le`
 //! file, generated keys) is read with positioned reads in parallel, so no
 //! single reader thread caps the rate and no core waits for a hand-over. A
-//! sequential source is read by one worker at a time, in order.
+//! sequential source (a pipe, a text format) is read by one worker at a
+//! time, in order, in blocks of about 8 bytes per chunk key, which each
+//! worker then decodes on its own (`crate::sequential`).
 //!
 //! Memory is bounded by a fixed set of buffers, [`SPARE`] more than there
 //! are workers: a worker needs a free one to take a chunk, and the writer
@@ -20,7 +22,8 @@ use std::thread;
 
 use indicatif::ProgressBar;
 
-use crate::input::{KeyReader, KeysAt, Source};
+use crate::input::{KeysAt, Source};
+use crate::sequential::{decode, Block, Sequential};
 
 /// Buffers beyond one per worker: chunks done and waiting to be written
 /// while every worker computes the next.
@@ -68,25 +71,28 @@ pub fn run<R: Default + Send>(
         for _ in 0..workers {
             let done = done.clone();
             let (claims, free_rx, compute) = (&claims, &free_rx, &compute);
-            s.spawn(move || loop {
-                let buffers = free_rx
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .recv();
-                // No buffer: the writer has stopped.
-                let Ok((keys, mut result)) = buffers else {
-                    return;
-                };
-                let Some((index, chunk)) = claims.next(keys) else {
-                    return;
-                };
-                let chunk = chunk.map(|chunk| {
-                    compute(&chunk, &mut result);
-                    (chunk, result)
-                });
-                // A failed send means the writer has stopped: stop too.
-                if done.send((index, chunk)).is_err() {
-                    return;
+            s.spawn(move || {
+                let mut block = Block::default();
+                loop {
+                    let buffers = free_rx
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .recv();
+                    // No buffer: the writer has stopped.
+                    let Ok((keys, mut result)) = buffers else {
+                        return;
+                    };
+                    let Some((index, chunk)) = claims.next(keys, &mut block) else {
+                        return;
+                    };
+                    let chunk = chunk.map(|chunk| {
+                        compute(&chunk, &mut result);
+                        (chunk, result)
+                    });
+                    // A failed send means the writer has stopped: stop too.
+                    if done.send((index, chunk)).is_err() {
+                        return;
+                    }
                 }
             });
         }
@@ -133,15 +139,19 @@ struct Claims<'a> {
 }
 
 enum From {
-    Sequential(Mutex<Sequential>),
+    Sequential {
+        state: Mutex<InOrder>,
+        format: crate::input::KeyFormat,
+        name: String,
+    },
     Positional {
         keys: Box<dyn KeysAt>,
         next: AtomicU64,
     },
 }
 
-struct Sequential {
-    reader: Box<dyn KeyReader>,
+struct InOrder {
+    reader: Box<Sequential>,
     next: u64,
     first: u64,
     /// At the end, or after an error: never read again.
@@ -151,12 +161,16 @@ struct Sequential {
 impl<'a> Claims<'a> {
     fn new(source: Source, chunk_keys: usize, progress: &'a ProgressBar) -> Claims<'a> {
         let from = match source {
-            Source::Sequential(reader) => From::Sequential(Mutex::new(Sequential {
-                reader,
-                next: 0,
-                first: 0,
-                ended: false,
-            })),
+            Source::Sequential(reader) => From::Sequential {
+                format: reader.format(),
+                name: reader.name().to_owned(),
+                state: Mutex::new(InOrder {
+                    reader,
+                    next: 0,
+                    first: 0,
+                    ended: false,
+                }),
+            },
             Source::Positional(keys) => From::Positional {
                 keys,
                 next: AtomicU64::new(0),
@@ -170,33 +184,51 @@ impl<'a> Claims<'a> {
         }
     }
 
-    /// The next chunk and its number, read into `keys`; `None` at the end
-    /// or once stopped.
-    fn next(&self, mut keys: Vec<u64>) -> Option<(u64, Result<Chunk, String>)> {
+    /// The next chunk and its number, read into `keys` (through `block`
+    /// for a sequential source); `None` at the end or once stopped.
+    fn next(&self, mut keys: Vec<u64>, block: &mut Block) -> Option<(u64, Result<Chunk, String>)> {
         if self.stopped.load(Ordering::Relaxed) {
             return None;
         }
         match &self.from {
-            From::Sequential(state) => {
-                let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
-                if state.ended {
-                    return None;
-                }
-                let index = state.next;
-                let first = state.first;
-                match state.reader.next_chunk(&mut keys, self.chunk_keys) {
-                    Ok(_) if keys.is_empty() => {
-                        state.ended = true;
-                        None
+            From::Sequential {
+                state,
+                format,
+                name,
+            } => {
+                let (index, first) = {
+                    let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+                    if state.ended {
+                        return None;
                     }
-                    Ok(units) => {
-                        state.next += 1;
-                        state.first += keys.len() as u64;
-                        self.progress.inc(units);
-                        Some((index, Ok(Chunk { first, keys })))
+                    let index = state.next;
+                    // About 8 bytes per key: exact for `u64le`, and a block
+                    // of text lines stays near a chunk's size in bytes.
+                    let max = self.chunk_keys.saturating_mul(8);
+                    match state.reader.next_block(block, max) {
+                        Ok((_, 0)) => {
+                            state.ended = true;
+                            return None;
+                        }
+                        Ok((units, keys)) => {
+                            let first = state.first;
+                            state.next += 1;
+                            state.first += keys;
+                            self.progress.inc(units);
+                            (index, first)
+                        }
+                        Err(e) => {
+                            state.ended = true;
+                            self.stop();
+                            return Some((index, Err(e)));
+                        }
                     }
+                };
+                // Decoding (parsing, hashing) runs outside the lock.
+                match decode(*format, name, block, &mut keys) {
+                    Ok(()) => Some((index, Ok(Chunk { first, keys }))),
                     Err(e) => {
-                        state.ended = true;
+                        // Later chunks would not be written: read no more.
                         self.stop();
                         Some((index, Err(e)))
                     }

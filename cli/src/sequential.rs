@@ -1,0 +1,400 @@
+//! Inputs read front to back: a pipe, or a file in a text format. One
+//! worker at a time takes the next *block* of the input (whole keys, or
+//! whole lines) under a lock, which only copies bytes and counts lines;
+//! the worker then decodes it (parses decimal lines, hashes byte lines)
+//! after letting go of the input, so that decoding runs on every worker.
+//!
+//! Counting a block's lines under the lock numbers every key and line
+//! before the block is decoded, so that positions and the line numbers in
+//! error messages do not depend on which worker decodes what.
+
+use std::io::Read;
+
+use crate::input::{not_whole_keys, KeyFormat};
+
+/// The longest decimal line read whole; `u64::MAX` has 20 digits.
+const DECIMAL_LINE_LIMIT: usize = 4096;
+
+/// Whole keys or whole lines of the input.
+#[derive(Default)]
+pub struct Block {
+    pub bytes: Vec<u8>,
+    /// The number of the block's first line, from 1 (text formats).
+    pub first_line: u64,
+}
+
+/// The input, front to back.
+pub struct Sequential {
+    source: Box<dyn Read + Send>,
+    name: String,
+    format: KeyFormat,
+    /// Bytes read past the last block's end: the start of its next line
+    /// or key.
+    carry: Vec<u8>,
+    /// Keys (one per line in the text formats) in the blocks so far.
+    keys: u64,
+    /// Bytes read so far.
+    read: u64,
+    at_end: bool,
+}
+
+impl Sequential {
+    pub fn new(source: Box<dyn Read + Send>, name: String, format: KeyFormat) -> Sequential {
+        Sequential {
+            source,
+            name,
+            format,
+            carry: Vec::new(),
+            keys: 0,
+            read: 0,
+            at_end: false,
+        }
+    }
+
+    /// The input's name, for messages.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn format(&self) -> KeyFormat {
+        self.format
+    }
+
+    /// Replaces `block` with the next block of about `max` bytes, cut after
+    /// the last whole key or line (a longer line is taken whole). Returns
+    /// the progress made (keys for `u64le`, bytes for text) and the number
+    /// of keys in the block, 0 at the end.
+    pub fn next_block(&mut self, block: &mut Block, max: usize) -> Result<(u64, u64), String> {
+        let max = max.max(8);
+        let bytes = &mut block.bytes;
+        bytes.clear();
+        bytes.append(&mut self.carry);
+        block.first_line = self.keys + 1;
+        let mut read = 0;
+        let cut = loop {
+            if bytes.len() >= max || self.at_end {
+                match self.boundary(bytes) {
+                    _ if self.at_end => break bytes.len(),
+                    Some(cut) => break cut,
+                    None => {}
+                }
+                if self.format == KeyFormat::Decimal && bytes.len() > DECIMAL_LINE_LIMIT {
+                    // One unfinished line fills the block: stop here rather
+                    // than read a binary file whole.
+                    return Err(too_long(&self.name, block.first_line));
+                }
+            }
+            let start = bytes.len();
+            let room = if start < max { max - start } else { max };
+            // Reads until `room` bytes or the end, into spare capacity
+            // without zeroing it first, and retries interrupted reads.
+            let n = (&mut *self.source)
+                .take(room as u64)
+                .read_to_end(bytes)
+                .map_err(|e| format!("cannot read {}: {e}", self.name))?;
+            read += n as u64;
+            self.at_end = n < room;
+        };
+        self.carry.extend_from_slice(&bytes[cut..]);
+        bytes.truncate(cut);
+        self.read += read;
+        let (keys, progress) = match self.format {
+            KeyFormat::U64le => {
+                if !bytes.len().is_multiple_of(8) {
+                    // Only the end of the input leaves part of a key.
+                    return Err(not_whole_keys(&self.name, self.read));
+                }
+                let keys = (bytes.len() / 8) as u64;
+                (keys, keys)
+            }
+            KeyFormat::Decimal | KeyFormat::Bytes => {
+                let ends = count_newlines(bytes);
+                let unended = bytes.last().is_some_and(|&b| b != b'\n');
+                (ends + u64::from(unended), read)
+            }
+        };
+        self.keys += keys;
+        Ok((progress, keys))
+    }
+
+    /// Where the last whole key or line in `bytes` ends, if any does.
+    fn boundary(&self, bytes: &[u8]) -> Option<usize> {
+        match self.format {
+            KeyFormat::U64le => Some(bytes.len() / 8 * 8).filter(|&cut| cut > 0),
+            KeyFormat::Decimal | KeyFormat::Bytes => memchr::memrchr(b'\n', bytes).map(|i| i + 1),
+        }
+    }
+}
+
+/// The number of `\n` in `bytes`, counted under the input's lock, so fast:
+/// a byte count per 255-byte run never overflows, and the compiler turns
+/// it into vector compares and adds.
+fn count_newlines(bytes: &[u8]) -> u64 {
+    bytes
+        .chunks(255)
+        .map(|run| u64::from(run.iter().map(|&b| u8::from(b == b'\n')).sum::<u8>()))
+        .sum()
+}
+
+/// Replaces `keys` with the keys of `block`, read from `name` in `format`.
+pub fn decode(
+    format: KeyFormat,
+    name: &str,
+    block: &Block,
+    keys: &mut Vec<u64>,
+) -> Result<(), String> {
+    keys.clear();
+    if format == KeyFormat::U64le {
+        let whole = block.bytes.chunks_exact(8);
+        keys.extend(whole.map(|k| u64::from_le_bytes(k.try_into().expect("8 bytes"))));
+        return Ok(());
+    }
+    let mut rest = &block.bytes[..];
+    let mut line = block.first_line;
+    while !rest.is_empty() {
+        // Decimal lines are short: a plain scan finds their end sooner than
+        // a vectorized search, which pays off on longer byte-key lines.
+        let end = match format {
+            KeyFormat::Bytes => memchr::memchr(b'\n', rest),
+            _ => rest.iter().position(|&b| b == b'\n'),
+        };
+        let (text, next) = match end {
+            Some(end) => (&rest[..end], &rest[end + 1..]),
+            None => (rest, &[][..]),
+        };
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        keys.push(match format {
+            KeyFormat::Bytes => jumpshard::bytes::prehash(text),
+            _ if text.len() >= DECIMAL_LINE_LIMIT => return Err(too_long(name, line)),
+            _ => parse_decimal(text).map_err(|why| format!("{name} line {line}: {why}"))?,
+        });
+        line += 1;
+        rest = next;
+    }
+    Ok(())
+}
+
+fn too_long(name: &str, line: u64) -> String {
+    format!("{name} line {line}: longer than {DECIMAL_LINE_LIMIT} bytes, not a decimal u64 key")
+}
+
+/// One decimal key (the line without its end), or why not.
+pub fn parse_decimal(line: &[u8]) -> Result<u64, String> {
+    // Up to 19 digits cannot exceed u64::MAX: no overflow check but for a
+    // 20th digit.
+    if !line.is_empty() && line.len() <= 20 {
+        let (head, last) = line.split_at(line.len().min(19));
+        let value = digits(head).and_then(|value| match last {
+            [] => Some(value),
+            [b] if b.is_ascii_digit() => value.checked_mul(10)?.checked_add(u64::from(b - b'0')),
+            _ => None,
+        });
+        if let Some(value) = value {
+            return Ok(value);
+        }
+    }
+    if line.is_empty() {
+        return Err("empty line where a decimal u64 key was expected".into());
+    }
+    let text = String::from_utf8_lossy(line);
+    if line.iter().all(u8::is_ascii_digit) {
+        return text.parse().map_err(|_| {
+            format!(
+                "{} is out of range for a u64 key (0 to {})",
+                shorten(&text),
+                u64::MAX
+            )
+        });
+    }
+    Err(format!("{:?} is not a decimal u64 key", shorten(&text)))
+}
+
+/// The value of at most 19 ASCII digits, `None` if any byte is not one.
+/// Eight digits at a time: one digit per step would make a chain of 19
+/// dependent multiply-adds, the bulk of a decimal key's cost.
+fn digits(text: &[u8]) -> Option<u64> {
+    debug_assert!(text.len() <= 19);
+    let mut value = 0u64;
+    let mut groups = text.chunks_exact(8);
+    for group in &mut groups {
+        value = value * 100_000_000 + eight_digits(group.try_into().expect("8 bytes"))?;
+    }
+    for &b in groups.remainder() {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        value = value * 10 + u64::from(b - b'0');
+    }
+    Some(value)
+}
+
+/// The value of 8 ASCII digits, the first in the lowest byte of a
+/// little-endian word, combined in three multiply steps (pairs, quads,
+/// the whole), or `None` if any byte is not a digit.
+fn eight_digits(text: [u8; 8]) -> Option<u64> {
+    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    const HIGH: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    let word = u64::from_le_bytes(text);
+    // '0'..='9' are 0x30..=0x39: a high nibble of 3 that adding 6 keeps.
+    if word & HIGH != ZEROS || word.wrapping_add(0x0606_0606_0606_0606) & HIGH != ZEROS {
+        return None;
+    }
+    let v = word - ZEROS;
+    let pairs = (v * 10 + (v >> 8)) & 0x00FF_00FF_00FF_00FF;
+    let quads = (pairs * 100 + (pairs >> 16)) & 0x0000_FFFF_0000_FFFF;
+    Some((quads * 10_000 + (quads >> 32)) & 0xFFFF_FFFF)
+}
+
+/// At most 40 characters of a bad line, so that a binary file fed as text
+/// does not flood the terminal.
+fn shorten(text: &str) -> String {
+    match text.char_indices().nth(40) {
+        Some((end, _)) => format!("{}...", &text[..end]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_are_strict() {
+        assert_eq!(parse_decimal(b"0"), Ok(0));
+        assert_eq!(parse_decimal(b"007"), Ok(7));
+        assert_eq!(
+            parse_decimal(b"9999999999999999999"),
+            Ok(9_999_999_999_999_999_999)
+        );
+        assert_eq!(parse_decimal(b"18446744073709551615"), Ok(u64::MAX));
+        assert_eq!(
+            parse_decimal(b"10000000000000000000"),
+            Ok(10_000_000_000_000_000_000)
+        );
+        assert_eq!(parse_decimal(b"00000000000000000001"), Ok(1));
+        for bad in [
+            &b"1844674407370955161x"[..],
+            b"x8446744073709551615",
+            b"99999999999999999999",
+        ] {
+            assert!(parse_decimal(bad).is_err(), "{bad:?}");
+        }
+        for bad in [
+            &b""[..],
+            b"+1",
+            b"-1",
+            b" 1",
+            b"1 ",
+            b"0x10",
+            b"1e3",
+            b"\xff",
+            b"1/",
+            b"1:",
+        ] {
+            assert!(parse_decimal(bad).is_err(), "{bad:?}");
+        }
+        let err = parse_decimal(b"18446744073709551616").unwrap_err();
+        assert!(err.contains("out of range"), "{err}");
+    }
+
+    #[test]
+    fn eight_digit_groups_match_one_digit_at_a_time() {
+        let mut rng = jumpshard::verify::SplitMix64::new(8);
+        for _ in 0..100_000 {
+            let r = rng.next_u64();
+            let text: [u8; 8] = std::array::from_fn(|i| b'0' + ((r >> (8 * i)) % 10) as u8);
+            let want = text.iter().fold(0, |v, &b| v * 10 + u64::from(b - b'0'));
+            assert_eq!(eight_digits(text), Some(want), "{text:?}");
+            let mut bad = text;
+            bad[(r >> 60) as usize % 8] =
+                [b'/', b':', b' ', 0xB0, 0x39 + 0x80][(r >> 61) as usize % 5];
+            assert_eq!(eight_digits(bad), None, "{bad:?}");
+        }
+        assert_eq!(eight_digits(*b"00000000"), Some(0));
+        assert_eq!(eight_digits(*b"99999999"), Some(99_999_999));
+    }
+
+    #[test]
+    fn long_bad_lines_are_shortened() {
+        let err = parse_decimal(&[b'x'; 1000]).unwrap_err();
+        assert!(err.len() < 80, "{err}");
+    }
+
+    /// Every block of `input` in `format`, at most `max` bytes asked each.
+    fn blocks(input: &[u8], format: KeyFormat, max: usize) -> Result<Vec<(u64, Vec<u64>)>, String> {
+        let mut reader = Sequential::new(
+            Box::new(std::io::Cursor::new(input.to_vec())),
+            "in".into(),
+            format,
+        );
+        let mut block = Block::default();
+        let mut out = Vec::new();
+        loop {
+            let (_, keys) = reader.next_block(&mut block, max)?;
+            if keys == 0 {
+                return Ok(out);
+            }
+            let mut decoded = Vec::new();
+            decode(format, "in", &block, &mut decoded)?;
+            assert_eq!(decoded.len() as u64, keys);
+            out.push((block.first_line, decoded));
+        }
+    }
+
+    #[test]
+    fn blocks_end_on_whole_lines_and_count_them() {
+        let text = b"1\n22\r\n333\n\n4444";
+        for max in [1, 2, 3, 5, 8, 100] {
+            let got = blocks(text, KeyFormat::Bytes, max).unwrap();
+            let lines: Vec<u64> = got.iter().flat_map(|(_, k)| k.clone()).collect();
+            let want: Vec<u64> = ["1", "22", "333", "", "4444"]
+                .iter()
+                .map(|l| jumpshard::bytes::prehash(l.as_bytes()))
+                .collect();
+            assert_eq!(lines, want, "max {max}");
+            let mut next = 1;
+            for (first, keys) in &got {
+                assert_eq!(*first, next);
+                next += keys.len() as u64;
+            }
+        }
+        let err = blocks(text, KeyFormat::Decimal, 3).unwrap_err();
+        assert_eq!(
+            err,
+            "in line 4: empty line where a decimal u64 key was expected"
+        );
+    }
+
+    #[test]
+    fn u64le_blocks_hold_whole_keys() {
+        let keys: Vec<u64> = (1..=10).collect();
+        let bytes: Vec<u8> = keys.iter().flat_map(|k| k.to_le_bytes()).collect();
+        for max in [1, 8, 9, 24, 1000] {
+            let got: Vec<u64> = blocks(&bytes, KeyFormat::U64le, max)
+                .unwrap()
+                .into_iter()
+                .flat_map(|(_, k)| k)
+                .collect();
+            assert_eq!(got, keys, "max {max}");
+        }
+        let err = blocks(&bytes[..77], KeyFormat::U64le, 16).unwrap_err();
+        assert!(
+            err.contains("77 bytes") && err.contains("multiple of 8"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_long_decimal_line_stops_the_read_early() {
+        let mut input = b"7\n".to_vec();
+        input.extend(std::iter::repeat_n(b'1', 1 << 20));
+        let err = blocks(&input, KeyFormat::Decimal, 1 << 16).unwrap_err();
+        assert!(
+            err.contains("line 2") && err.contains("longer than 4096"),
+            "{err}"
+        );
+        // Byte keys may be long.
+        let got = blocks(&input, KeyFormat::Bytes, 1 << 16).unwrap();
+        assert_eq!(got.iter().map(|(_, k)| k.len()).sum::<usize>(), 2);
+    }
+}
