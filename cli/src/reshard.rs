@@ -249,7 +249,8 @@ fn print_text(s: &Summary, resize: Resize) {
         ("growth", format!("1 - {} / {}", s.from, s.to))
     };
     let mut out = std::io::stdout().lock();
-    // A closed stdout loses the summary only; the output file is complete.
+    // A closed stdout ends the process by SIGPIPE (see `crate::signals`)
+    // and loses only the summary: the output file is complete by now.
     let _ = (|| -> std::io::Result<()> {
         writeln!(out, "reshard {} -> {} buckets ({kind})", s.from, s.to)?;
         writeln!(out, "keys read      {}", s.keys)?;

@@ -7,6 +7,9 @@
 //!   the output's temporary file, then end the process as the signal's
 //!   default action would, so that the shell sees the usual status and no
 //!   `.jumpshard-*.tmp` file is left beside the destination.
+//! - SIGPIPE does the same (Rust ignores it by default, which would turn
+//!   `jumpshard assign ... | head` into an error message): a reader that
+//!   stops early ends the command quietly, as it ends other Unix tools.
 
 #[cfg(unix)]
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -18,7 +21,7 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 static PENDING: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
 
 #[cfg(unix)]
-const TERMINATING: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+const TERMINATING: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGPIPE];
 
 /// Installs the dispositions above; called once, before any thread starts.
 pub fn install() {

@@ -61,3 +61,34 @@ fn ctrl_c_removes_the_temporary_file() {
 fn sigterm_removes_the_temporary_file() {
     interrupted_by(libc::SIGTERM);
 }
+
+/// A reader that stops early (`| head`) ends the command by SIGPIPE, as it
+/// ends other Unix tools, without an error message.
+#[test]
+fn a_closed_pipe_ends_the_command_quietly() {
+    use std::io::Read;
+
+    let mut child = command()
+        .args(["assign", "--buckets", "10", "--generate", "1000000000000"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 64];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.signal(),
+        Some(libc::SIGPIPE),
+        "{:?}",
+        output.status
+    );
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
