@@ -138,10 +138,6 @@ impl Resize {
         let block_len = BLOCK.min(keys.len());
         plan.scratch.resize(block_len, 0);
         plan.staged.reserve_block(block_len);
-        let expected = (keys.len() as f64 * self.expected_moved_fraction() * 1.05) as usize;
-        plan.positions.reserve(expected);
-        plan.movers.reserve(expected);
-        decided.reserve(expected);
         for (block, keys) in keys.chunks(BLOCK).enumerate() {
             let buckets = &mut plan.scratch[..keys.len()];
             kernel.run(keys, decider.get(), buckets);
@@ -379,14 +375,11 @@ impl DestinationCounts {
         // moves hit the same counter, and each increment would wait for
         // the previous one's store. Four interleaved copies of every
         // counter break that chain; they are summed at the end.
+        // Up to SMALL destinations all lie in the dense range (DENSE is
+        // larger), so the indexing below never misses.
         const WAYS: usize = 4;
         const SMALL: usize = 1024;
-        let width = self.dense.len();
-        let all_dense = self.sparse.is_empty()
-            && buckets
-                .iter()
-                .all(|&b| (b.wrapping_sub(self.base) as usize) < width);
-        if !all_dense || width > SMALL {
+        if self.dense.len() > SMALL {
             for &bucket in buckets {
                 self.add_n(bucket, 1);
             }

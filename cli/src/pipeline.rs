@@ -153,7 +153,6 @@ enum From {
 struct InOrder {
     reader: Box<Sequential>,
     next: u64,
-    first: u64,
     /// At the end, or after an error: never read again.
     ended: bool,
 }
@@ -167,7 +166,6 @@ impl<'a> Claims<'a> {
                 state: Mutex::new(InOrder {
                     reader,
                     next: 0,
-                    first: 0,
                     ended: false,
                 }),
             },
@@ -196,7 +194,7 @@ impl<'a> Claims<'a> {
                 format,
                 name,
             } => {
-                let (index, first) = {
+                let index = {
                     let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
                     if state.ended {
                         return None;
@@ -210,12 +208,10 @@ impl<'a> Claims<'a> {
                             state.ended = true;
                             return None;
                         }
-                        Ok((units, keys)) => {
-                            let first = state.first;
+                        Ok((units, _)) => {
                             state.next += 1;
-                            state.first += keys;
                             self.progress.inc(units);
-                            (index, first)
+                            index
                         }
                         Err(e) => {
                             state.ended = true;
@@ -226,7 +222,13 @@ impl<'a> Claims<'a> {
                 };
                 // Decoding (parsing, hashing) runs outside the lock.
                 match decode(*format, name, block, &mut keys) {
-                    Ok(()) => Some((index, Ok(Chunk { first, keys }))),
+                    Ok(()) => Some((
+                        index,
+                        Ok(Chunk {
+                            first: block.first,
+                            keys,
+                        }),
+                    )),
                     Err(e) => {
                         // Later chunks would not be written: read no more.
                         self.stop();

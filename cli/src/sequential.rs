@@ -19,8 +19,9 @@ const DECIMAL_LINE_LIMIT: usize = 4096;
 #[derive(Default)]
 pub struct Block {
     pub bytes: Vec<u8>,
-    /// The number of the block's first line, from 1 (text formats).
-    pub first_line: u64,
+    /// The position of the block's first key in the input, from 0; in the
+    /// text formats its line number is one more.
+    pub first: u64,
 }
 
 /// The input, front to back.
@@ -69,7 +70,7 @@ impl Sequential {
         let bytes = &mut block.bytes;
         bytes.clear();
         bytes.append(&mut self.carry);
-        block.first_line = self.keys + 1;
+        block.first = self.keys;
         let mut read = 0;
         let cut = loop {
             if bytes.len() >= max || self.at_end {
@@ -81,7 +82,7 @@ impl Sequential {
                 if self.format == KeyFormat::Decimal && bytes.len() > DECIMAL_LINE_LIMIT {
                     // One unfinished line fills the block: stop here rather
                     // than read a binary file whole.
-                    return Err(too_long(&self.name, block.first_line));
+                    return Err(too_long(&self.name, block.first + 1));
                 }
             }
             let start = bytes.len();
@@ -150,7 +151,7 @@ pub fn decode(
         return Ok(());
     }
     let mut rest = &block.bytes[..];
-    let mut line = block.first_line;
+    let mut line = block.first + 1;
     while !rest.is_empty() {
         // Decimal lines are short: a plain scan finds their end sooner than
         // a vectorized search, which pays off on longer byte-key lines.
@@ -337,7 +338,7 @@ mod tests {
             let mut decoded = Vec::new();
             decode(format, "in", &block, &mut decoded)?;
             assert_eq!(decoded.len() as u64, keys);
-            out.push((block.first_line, decoded));
+            out.push((block.first + 1, decoded));
         }
     }
 
