@@ -1,0 +1,57 @@
+//! Scalar arguments: keys, bucket counts and thread counts, each refused
+//! with a message naming it rather than PyO3's generic conversion errors
+//! (and `OverflowError`, which is no `ValueError`).
+
+use jumpshard::BucketCount;
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
+use pyo3::conversion::FromPyObjectOwned;
+use pyo3::prelude::*;
+
+use crate::keys::not_bool;
+
+/// A `jumpshard::Error` as the `ValueError` Python callers expect.
+pub fn value_error(e: jumpshard::Error) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// `obj` converted to `T`, or a `TypeError`/`ValueError` naming `what` and
+/// the range it must lie in.
+fn int<'py, T: FromPyObjectOwned<'py>>(obj: &Bound<'py, PyAny>, what: &str, range: &str) -> PyResult<T> {
+    not_bool(obj, what)?;
+    obj.extract::<T>().map_err(|e| {
+        let e: PyErr = e.into();
+        let py = obj.py();
+        if e.is_instance_of::<PyOverflowError>(py) {
+            PyValueError::new_err(format!("{what} must be between {range}, got {obj}"))
+        } else if e.is_instance_of::<PyTypeError>(py) {
+            let type_name = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+            PyTypeError::new_err(format!("{what} must be an int, not {type_name}"))
+        } else {
+            e.into()
+        }
+    })
+}
+
+/// A 64-bit key.
+#[inline]
+pub fn key(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
+    int(obj, "key", "0 and 2**64-1")
+}
+
+/// A bucket count, 1 to 2^31-1.
+#[inline]
+pub fn buckets(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<BucketCount> {
+    let n: i64 = int(obj, what, "1 and 2147483647")?;
+    BucketCount::try_from(n).map_err(|_| {
+        PyValueError::new_err(format!("{what} must be between 1 and 2147483647, got {n}"))
+    })
+}
+
+/// A thread count: 0 for one per core, 1 (the default) for the calling
+/// thread only.
+pub fn threads(obj: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
+    match obj {
+        None => Ok(1),
+        Some(obj) => int(obj, "threads", &format!("0 and {}", usize::MAX)),
+    }
+}
