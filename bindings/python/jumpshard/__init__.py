@@ -7,7 +7,7 @@ with the paper's C++, on the jumpshard Rust library.
 >>> jumpshard.batch(np.array([0, 1, 2**64 - 1], dtype=np.uint64), 12)
 array([ 0,  6, 10], dtype=int32)
 >>> p = jumpshard.plan(np.arange(1000, dtype=np.uint64), 10, 12)
->>> bool((p.destinations >= 10).all()), p.moved == p.per_destination.sum()
+>>> bool((p.destinations >= 10).all()), p.moved == int(p.per_destination.sum())
 (True, True)
 >>> jumpshard.bucket_bytes(b"user:42", 12) == jumpshard.bucket(jumpshard.prehash(b"user:42"), 12)
 True

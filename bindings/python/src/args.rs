@@ -6,6 +6,7 @@ use jumpshard::BucketCount;
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::conversion::FromPyObjectOwned;
 use pyo3::prelude::*;
+use pyo3::types::PyInt;
 
 use crate::keys::not_bool;
 
@@ -33,8 +34,21 @@ fn int<'py, T: FromPyObjectOwned<'py>>(obj: &Bound<'py, PyAny>, what: &str, rang
 }
 
 /// A 64-bit key.
+///
+/// Ints below 2^63, the common case, take `PyLong_AsLongLongAndOverflow`,
+/// which reads small ints directly; the general conversion PyO3 uses for
+/// u64 goes through a byte array and costs as much as the hash itself.
 #[inline]
 pub fn key(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
+    if obj.is_exact_instance_of::<PyInt>() {
+        let mut overflow = 0;
+        // SAFETY: `obj` is a live int and we hold the GIL; an exact int has
+        // no `__index__` to run, so this cannot fail.
+        let key = unsafe { pyo3::ffi::PyLong_AsLongLongAndOverflow(obj.as_ptr(), &mut overflow) };
+        if overflow == 0 && key >= 0 {
+            return Ok(key as u64);
+        }
+    }
     int(obj, "key", "0 and 2**64-1")
 }
 

@@ -88,6 +88,9 @@ pub enum Layout {
     Binary32,
     /// `Z`/`U` (large_binary/large_utf8): i64 offsets and data.
     Binary64,
+    /// `vz`/`vu` (binary_view/utf8_view, polars' strings): 16-byte views,
+    /// short strings inline, longer ones in variadic data buffers.
+    BinaryView,
 }
 
 impl Layout {
@@ -96,6 +99,7 @@ impl Layout {
             "L" | "l" => Some(Layout::Int64),
             "z" | "u" => Some(Layout::Binary32),
             "Z" | "U" => Some(Layout::Binary64),
+            "vz" | "vu" => Some(Layout::BinaryView),
             _ => None,
         }
     }
@@ -221,6 +225,47 @@ impl Chunk<'_> {
         }
         // SAFETY: the data buffer holds at least the last offset's bytes.
         Ok((unsafe { std::slice::from_raw_parts(data, end) }, offsets))
+    }
+}
+
+impl Chunk<'_> {
+    /// The pre-hash of every string of a `BinaryView` chunk, into `out`
+    /// (as long as the chunk).
+    pub fn prehash_views(&self, out: &mut [u64]) -> PyResult<()> {
+        self.check_nulls()?;
+        let a = self.array();
+        let views = self.buffer(1).cast::<[u8; 16]>();
+        if views.is_null() || out.is_empty() {
+            return Ok(());
+        }
+        // Buffers: validity, views, the variadic data buffers, then their
+        // sizes (int64), which bound every long string's bytes.
+        let data_buffers = (a.n_buffers - 3).max(0) as usize;
+        let sizes = self.buffer(2 + data_buffers).cast::<i64>();
+        for (i, o) in out.iter_mut().enumerate() {
+            // SAFETY: the views buffer holds offset + length views.
+            let view = unsafe { &*views.add(a.offset as usize + i) };
+            let word = |at: usize| i32::from_le_bytes([view[at], view[at + 1], view[at + 2], view[at + 3]]);
+            let len = word(0).max(0) as usize;
+            let bytes: &[u8] = if len <= 12 {
+                &view[4..4 + len]
+            } else {
+                let (buffer, start) = (word(8), word(12));
+                if buffer < 0 || buffer as usize >= data_buffers || start < 0 || sizes.is_null() {
+                    return Err(PyValueError::new_err("an Arrow string view points outside its buffers"));
+                }
+                // SAFETY: `sizes` holds one size per variadic buffer.
+                let size = unsafe { *sizes.add(buffer as usize) };
+                if start as i64 + len as i64 > size {
+                    return Err(PyValueError::new_err("an Arrow string view points outside its buffers"));
+                }
+                let data = self.buffer(2 + buffer as usize).cast::<u8>();
+                // SAFETY: the view lies within that buffer (checked above).
+                unsafe { std::slice::from_raw_parts(data.add(start as usize), len) }
+            };
+            *o = jumpshard::bytes::prehash(bytes);
+        }
+        Ok(())
     }
 }
 

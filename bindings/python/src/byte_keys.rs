@@ -68,6 +68,7 @@ fn prehashed(keys: &Bound<'_, PyAny>) -> PyResult<Hashed> {
         match layout {
             Layout::Binary32 => hash_chunk(keys.py(), chunk.binary::<i32>()?, part)?,
             Layout::Binary64 => hash_chunk(keys.py(), chunk.binary::<i64>()?, part)?,
+            Layout::BinaryView => chunk.prehash_views(part)?,
             Layout::Int64 => {
                 return Err(PyTypeError::new_err(
                     "byte keys must be an Arrow binary or string array, got 64-bit integers: \

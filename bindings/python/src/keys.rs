@@ -126,6 +126,7 @@ impl<'py> Keys<'py> {
                 "keys must be 64-bit integers (uint64 or int64), got dtype {dtype}"
             )));
         }
+        view.one_d("keys")?;
         if !view.contiguous(8) {
             // A strided view: one copy, made by numpy.
             let copy = numpy.call_method1(intern!(py, "ascontiguousarray"), (&array,))?;
@@ -188,11 +189,12 @@ pub struct ArrayView {
     pub len: usize,
     pub typestr: String,
     pub readonly: bool,
+    shape: Vec<usize>,
     strides: Option<isize>,
 }
 
 impl ArrayView {
-    /// The view of `array`, refused unless it is 1-D.
+    /// The view of `array`.
     pub fn of(array: &Bound<'_, PyAny>, what: &str) -> PyResult<ArrayView> {
         let py = array.py();
         let interface = array.getattr(intern!(py, "__array_interface__"))?;
@@ -202,27 +204,37 @@ impl ArrayView {
                 .get_item(key)?
                 .ok_or_else(|| PyTypeError::new_err(format!("{what} has no {key} in its __array_interface__")))
         };
-        let shape = item("shape")?;
-        let shape: Vec<usize> = shape.extract()?;
-        if shape.len() != 1 {
-            return Err(PyValueError::new_err(format!(
-                "{what} must be 1-D, got {} dimension(s) (shape {shape:?})",
-                shape.len()
-            )));
-        }
+        let shape: Vec<usize> = item("shape")?.extract()?;
         let (address, readonly): (usize, bool) = item("data")?.extract()?;
         let typestr: String = item("typestr")?.extract()?;
         let strides = match interface.get_item(intern!(py, "strides"))? {
-            Some(s) if !s.is_none() => Some(s.cast::<PyTuple>()?.get_item(0)?.extract()?),
+            Some(s) if !s.is_none() => match s.cast::<PyTuple>()?.get_item(0) {
+                Ok(first) => Some(first.extract()?),
+                Err(_) => None, // 0-d
+            },
             _ => None,
         };
         Ok(ArrayView {
             address,
-            len: shape[0],
+            len: shape.iter().product(),
+            shape,
             typestr,
             readonly,
             strides,
         })
+    }
+
+    /// Refuses any shape but 1-D (checked after the dtype, which says
+    /// more about a wrong input).
+    pub fn one_d(&self, what: &str) -> PyResult<()> {
+        if self.shape.len() != 1 {
+            return Err(PyValueError::new_err(format!(
+                "{what} must be 1-D, got {} dimension(s) (shape {:?})",
+                self.shape.len(),
+                self.shape
+            )));
+        }
+        Ok(())
     }
 
     /// Whether its items lie back to back, `size` bytes each.

@@ -77,6 +77,7 @@ fn out_slice<'a>(out: &'a Bound<'_, PyAny>, keys: &Keys<'_>) -> PyResult<&'a mut
         let dtype = out.getattr(intern!(py, "dtype"))?;
         return Err(PyTypeError::new_err(format!("out must have dtype int32, got {dtype}")));
     }
+    view.one_d("out")?;
     if view.len != keys.len() {
         return Err(PyValueError::new_err(format!(
             "out has length {}, keys {}: they must match",
