@@ -3,8 +3,8 @@
 //! (and `OverflowError`, which is no `ValueError`).
 
 use jumpshard::BucketCount;
-use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::conversion::FromPyObjectOwned;
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyInt;
 
@@ -17,7 +17,11 @@ pub fn value_error(e: jumpshard::Error) -> PyErr {
 
 /// `obj` converted to `T`, or a `TypeError`/`ValueError` naming `what` and
 /// the range it must lie in.
-fn int<'py, T: FromPyObjectOwned<'py>>(obj: &Bound<'py, PyAny>, what: &str, range: &str) -> PyResult<T> {
+fn int<'py, T: FromPyObjectOwned<'py>>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+    range: &str,
+) -> PyResult<T> {
     not_bool(obj, what)?;
     obj.extract::<T>().map_err(|e| {
         let e: PyErr = e.into();
@@ -25,10 +29,14 @@ fn int<'py, T: FromPyObjectOwned<'py>>(obj: &Bound<'py, PyAny>, what: &str, rang
         if e.is_instance_of::<PyOverflowError>(py) {
             PyValueError::new_err(format!("{what} must be between {range}, got {obj}"))
         } else if e.is_instance_of::<PyTypeError>(py) {
-            let type_name = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+            let type_name = obj
+                .get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default();
             PyTypeError::new_err(format!("{what} must be an int, not {type_name}"))
         } else {
-            e.into()
+            e
         }
     })
 }

@@ -190,7 +190,9 @@ impl Chunk<'_> {
         }
         let base = self.buffer(1).cast::<u64>();
         if base.is_null() {
-            return Err(PyValueError::new_err("an Arrow key array has no data buffer"));
+            return Err(PyValueError::new_err(
+                "an Arrow key array has no data buffer",
+            ));
         }
         // SAFETY: the data buffer holds offset + length values of 8 bytes.
         let start = unsafe { base.add(a.offset as usize) };
@@ -217,7 +219,8 @@ impl Chunk<'_> {
         }
         // SAFETY: the offsets buffer holds offset + length + 1 offsets, and
         // Arrow buffers are aligned to their type.
-        let offsets = unsafe { std::slice::from_raw_parts(offsets.add(a.offset as usize), len + 1) };
+        let offsets =
+            unsafe { std::slice::from_raw_parts(offsets.add(a.offset as usize), len + 1) };
         let end = offsets[len].try_into().unwrap_or(0);
         let data = self.buffer(2).cast::<u8>();
         if data.is_null() || end == 0 {
@@ -245,19 +248,25 @@ impl Chunk<'_> {
         for (i, o) in out.iter_mut().enumerate() {
             // SAFETY: the views buffer holds offset + length views.
             let view = unsafe { &*views.add(a.offset as usize + i) };
-            let word = |at: usize| i32::from_le_bytes([view[at], view[at + 1], view[at + 2], view[at + 3]]);
+            let word = |at: usize| {
+                i32::from_le_bytes([view[at], view[at + 1], view[at + 2], view[at + 3]])
+            };
             let len = word(0).max(0) as usize;
             let bytes: &[u8] = if len <= 12 {
                 &view[4..4 + len]
             } else {
                 let (buffer, start) = (word(8), word(12));
                 if buffer < 0 || buffer as usize >= data_buffers || start < 0 || sizes.is_null() {
-                    return Err(PyValueError::new_err("an Arrow string view points outside its buffers"));
+                    return Err(PyValueError::new_err(
+                        "an Arrow string view points outside its buffers",
+                    ));
                 }
                 // SAFETY: `sizes` holds one size per variadic buffer.
                 let size = unsafe { *sizes.add(buffer as usize) };
                 if start as i64 + len as i64 > size {
-                    return Err(PyValueError::new_err("an Arrow string view points outside its buffers"));
+                    return Err(PyValueError::new_err(
+                        "an Arrow string view points outside its buffers",
+                    ));
                 }
                 let data = self.buffer(2 + buffer as usize).cast::<u8>();
                 // SAFETY: the view lies within that buffer (checked above).
@@ -334,12 +343,15 @@ pub fn import<'py>(
                 _ => "no message".to_owned(),
             }
         };
-        PyValueError::new_err(format!("reading an Arrow stream ({what}) failed: {message}"))
+        PyValueError::new_err(format!(
+            "reading an Arrow stream ({what}) failed: {message}"
+        ))
     };
     let mut schema = ArrowSchema::EMPTY;
     // SAFETY: the capsule holds a live stream, which writes a schema that we
     // own and release below.
-    let status = unsafe { ((*stream).get_schema.ok_or_else(|| fail("schema"))?)(stream, &mut schema) };
+    let status =
+        unsafe { ((*stream).get_schema.ok_or_else(|| fail("schema"))?)(stream, &mut schema) };
     if status != 0 {
         return Err(fail("schema"));
     }
@@ -353,7 +365,8 @@ pub fn import<'py>(
     loop {
         let mut array = Box::new(ArrowArray::EMPTY);
         // SAFETY: as above; the array written is ours, released by `Owner`.
-        let status = unsafe { ((*stream).get_next.ok_or_else(|| fail("array"))?)(stream, &mut *array) };
+        let status =
+            unsafe { ((*stream).get_next.ok_or_else(|| fail("array"))?)(stream, &mut *array) };
         if status != 0 {
             return Err(fail("array"));
         }

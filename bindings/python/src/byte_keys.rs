@@ -5,8 +5,8 @@ use jumpshard::bytes::{prehash_batch, Offset};
 use jumpshard::BucketCount;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::IntoPyObjectExt;
 use pyo3::types::{PyByteArray, PyBytes, PyList, PyString, PyTuple};
+use pyo3::IntoPyObjectExt;
 
 use crate::args;
 use crate::arrow::{self, Layout};
@@ -81,11 +81,16 @@ fn prehashed(keys: &Bound<'_, PyAny>) -> PyResult<Hashed> {
     Ok(Hashed::Many(out))
 }
 
-fn hash_chunk<O: Offset + Send + Sync>(py: Python<'_>, (data, offsets): (&[u8], &[O]), out: &mut [u64]) -> PyResult<()> {
+fn hash_chunk<O: Offset + Send + Sync>(
+    py: Python<'_>,
+    (data, offsets): (&[u8], &[O]),
+    out: &mut [u64],
+) -> PyResult<()> {
     if out.is_empty() {
         return Ok(());
     }
-    py.detach(|| prehash_batch(data, offsets, out)).map_err(args::value_error)
+    py.detach(|| prehash_batch(data, offsets, out))
+        .map_err(args::value_error)
 }
 
 /// The 64-bit keys of byte-string keys (XXH3-64, seed 0).
@@ -102,14 +107,18 @@ pub fn prehash<'py>(keys: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
 /// The buckets of byte-string keys among `n`.
 #[pyfunction]
 #[pyo3(signature = (keys, n, /))]
-pub fn bucket_bytes<'py>(keys: &Bound<'py, PyAny>, n: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+pub fn bucket_bytes<'py>(
+    keys: &Bound<'py, PyAny>,
+    n: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
     let py = keys.py();
     let n: BucketCount = args::buckets(n, "n")?;
     match prehashed(keys)? {
         Hashed::One(key) => jumpshard::bucket(key, n).into_bound_py_any(py),
         Hashed::Many(v) => {
             let mut out = vec![0u32; v.len()];
-            py.detach(|| jumpshard::batch(&v, n, &mut out)).map_err(args::value_error)?;
+            py.detach(|| jumpshard::batch(&v, n, &mut out))
+                .map_err(args::value_error)?;
             column::from_vec(py, out, "i4")
         }
     }

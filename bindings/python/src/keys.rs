@@ -179,7 +179,11 @@ fn list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
 
 /// The typestr of a native-endian numpy type (`u8` -> `<u8` here).
 pub fn native(code: &str) -> String {
-    let order = if cfg!(target_endian = "little") { '<' } else { '>' };
+    let order = if cfg!(target_endian = "little") {
+        '<'
+    } else {
+        '>'
+    };
     format!("{order}{code}")
 }
 
@@ -200,9 +204,9 @@ impl ArrayView {
         let interface = array.getattr(intern!(py, "__array_interface__"))?;
         let interface = interface.cast::<PyDict>()?;
         let item = |key: &str| {
-            interface
-                .get_item(key)?
-                .ok_or_else(|| PyTypeError::new_err(format!("{what} has no {key} in its __array_interface__")))
+            interface.get_item(key)?.ok_or_else(|| {
+                PyTypeError::new_err(format!("{what} has no {key} in its __array_interface__"))
+            })
         };
         let shape: Vec<usize> = item("shape")?.extract()?;
         let (address, readonly): (usize, bool) = item("data")?.extract()?;
@@ -247,7 +251,9 @@ impl ArrayView {
 /// to 1, which is never what a caller passing it means.
 pub fn not_bool(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<()> {
     if pyo3::types::PyBool::is_exact_type_of(obj) {
-        return Err(PyTypeError::new_err(format!("{what} must be an int, not bool")));
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be an int, not bool"
+        )));
     }
     Ok(())
 }

@@ -9,6 +9,7 @@ mod args;
 mod arrow;
 mod byte_keys;
 mod column;
+mod fast;
 mod keys;
 mod plan;
 
@@ -19,9 +20,8 @@ use pyo3::prelude::*;
 
 use crate::keys::{native, ArrayView, Keys};
 
-/// The bucket of one 64-bit key among `n` (Figure 1, in Rust).
-#[pyfunction]
-#[pyo3(signature = (key, n, /))]
+/// The bucket of one 64-bit key among `n` (Figure 1, in Rust); the body
+/// of the `bucket` function of [`fast`].
 fn bucket(key: &Bound<'_, PyAny>, n: &Bound<'_, PyAny>) -> PyResult<u32> {
     Ok(jumpshard::bucket(args::key(key)?, args::buckets(n, "n")?))
 }
@@ -45,9 +45,18 @@ fn batch<'py>(
             .import(intern!(py, "numpy"))?
             .call_method1(intern!(py, "empty"), (keys.len(), intern!(py, "int32")))?,
     };
-    let buckets = out_slice(&out, &keys)?;
+    let (address, len) = check_out(&out, &keys)?;
     let runs = keys.runs();
-    py.detach(|| run_batch(&runs, n, buckets, threads));
+    if len > 0 {
+        py.detach(|| {
+            // SAFETY: `check_out` found `len` aligned, writable, contiguous
+            // int32 at `address`, in `out`'s buffer, which `out` keeps alive
+            // meanwhile, overlapping no key. Like any numpy C routine, this
+            // assumes no other thread writes the array meanwhile.
+            let buckets = unsafe { std::slice::from_raw_parts_mut(address as *mut u32, len) };
+            run_batch(&runs, n, buckets, threads)
+        });
+    }
     Ok(out)
 }
 
@@ -63,19 +72,23 @@ fn run_batch(runs: &[&[u64]], n: BucketCount, out: &mut [u32], threads: usize) {
     }
 }
 
-/// `out` as the writable u32 slice the buckets go to, after every check
+/// The address and length of the int32 array `out`, after every check
 /// (type, length, layout, no overlap with the keys): nothing is written
 /// to an `out` that fails one.
-fn out_slice<'a>(out: &'a Bound<'_, PyAny>, keys: &Keys<'_>) -> PyResult<&'a mut [u32]> {
+fn check_out(out: &Bound<'_, PyAny>, keys: &Keys<'_>) -> PyResult<(usize, usize)> {
     let py = out.py();
     if !out.hasattr(intern!(py, "__array_interface__"))? {
         let name = out.get_type().name()?;
-        return Err(PyTypeError::new_err(format!("out must be a numpy int32 array, not {name}")));
+        return Err(PyTypeError::new_err(format!(
+            "out must be a numpy int32 array, not {name}"
+        )));
     }
     let view = ArrayView::of(out, "out")?;
     if view.typestr != native("i4") {
         let dtype = out.getattr(intern!(py, "dtype"))?;
-        return Err(PyTypeError::new_err(format!("out must have dtype int32, got {dtype}")));
+        return Err(PyTypeError::new_err(format!(
+            "out must have dtype int32, got {dtype}"
+        )));
     }
     view.one_d("out")?;
     if view.len != keys.len() {
@@ -89,19 +102,16 @@ fn out_slice<'a>(out: &'a Bound<'_, PyAny>, keys: &Keys<'_>) -> PyResult<&'a mut
         return Err(PyValueError::new_err("out is read-only"));
     }
     if !view.contiguous(4) || view.address % std::mem::align_of::<u32>() != 0 {
-        return Err(PyValueError::new_err("out must be C-contiguous and aligned"));
+        return Err(PyValueError::new_err(
+            "out must be C-contiguous and aligned",
+        ));
     }
     if keys.overlaps(view.address, view.len * 4) {
-        return Err(PyValueError::new_err("out overlaps keys: give it its own memory"));
+        return Err(PyValueError::new_err(
+            "out overlaps keys: give it its own memory",
+        ));
     }
-    if view.len == 0 {
-        return Ok(&mut []);
-    }
-    // SAFETY: numpy says `len` aligned, writable, contiguous int32 live at
-    // `address`, in `out`'s buffer, which `out` keeps alive for 'a; they
-    // overlap no key. Like any numpy C routine, this assumes no other
-    // thread writes the array meanwhile.
-    Ok(unsafe { std::slice::from_raw_parts_mut(view.address as *mut u32, view.len) })
+    Ok((view.address, view.len))
 }
 
 /// The name of the kernel batches use now.
@@ -120,7 +130,7 @@ fn kernels() -> Vec<&'static str> {
 #[pymodule]
 fn _jumpshard(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add_function(wrap_pyfunction!(bucket, m)?)?;
+    m.add("bucket", fast::bucket_function(m)?)?;
     m.add_function(wrap_pyfunction!(batch, m)?)?;
     m.add_function(wrap_pyfunction!(plan::plan, m)?)?;
     m.add_function(wrap_pyfunction!(byte_keys::prehash, m)?)?;

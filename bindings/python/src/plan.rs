@@ -84,7 +84,12 @@ pub fn plan<'py>(
             // One run (numpy, one Arrow array): the plan's own buffers.
             let plan = Arc::new(plans.pop().unwrap_or_default());
             let counts = plan.per_destination().clone();
-            return (Whole(plan.clone()), Whole(plan.clone()), Whole(plan), counts);
+            return (
+                Whole(plan.clone()),
+                Whole(plan.clone()),
+                Whole(plan),
+                counts,
+            );
         }
         // Several runs (chunked Arrow): joined, once.
         let mut counts = DestinationCounts::new(resize);
@@ -95,7 +100,12 @@ pub fn plan<'py>(
             destinations.extend_from_slice(plan.to());
             counts.merge(plan.per_destination());
         }
-        (Joined(positions), Joined(sources), Joined(destinations), counts)
+        (
+            Joined(positions),
+            Joined(sources),
+            Joined(destinations),
+            counts,
+        )
     });
     let mut per_destination = vec![0i64; to.get() as usize];
     for (bucket, n) in counts.iter() {
