@@ -48,22 +48,33 @@ fn int<'py, T: FromPyObjectOwned<'py>>(
 /// u64 goes through a byte array and costs as much as the hash itself.
 #[inline]
 pub fn key(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
-    if obj.is_exact_instance_of::<PyInt>() {
-        let mut overflow = 0;
-        // SAFETY: `obj` is a live int and we hold the GIL; an exact int has
-        // no `__index__` to run, so this cannot fail.
-        let key = unsafe { pyo3::ffi::PyLong_AsLongLongAndOverflow(obj.as_ptr(), &mut overflow) };
-        if overflow == 0 && key >= 0 {
-            return Ok(key as u64);
-        }
+    match small_int(obj) {
+        Some(key) if key >= 0 => Ok(key as u64),
+        _ => int(obj, "key", "0 and 2**64-1"),
     }
-    int(obj, "key", "0 and 2**64-1")
+}
+
+/// The value of an exact `int` (not a subclass such as `bool`) between
+/// -2^63 and 2^63-1, read directly; `None` for anything else.
+#[inline]
+fn small_int(obj: &Bound<'_, PyAny>) -> Option<i64> {
+    if !obj.is_exact_instance_of::<PyInt>() {
+        return None;
+    }
+    let mut overflow = 0;
+    // SAFETY: `obj` is a live int and we hold the GIL; an exact int has no
+    // `__index__` to run, so this cannot fail (overflow is reported apart).
+    let value = unsafe { pyo3::ffi::PyLong_AsLongLongAndOverflow(obj.as_ptr(), &mut overflow) };
+    (overflow == 0).then_some(value)
 }
 
 /// A bucket count, 1 to 2^31-1.
 #[inline]
 pub fn buckets(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<BucketCount> {
-    let n: i64 = int(obj, what, "1 and 2147483647")?;
+    let n: i64 = match small_int(obj) {
+        Some(n) => n,
+        None => int(obj, what, "1 and 2147483647")?,
+    };
     BucketCount::try_from(n).map_err(|_| {
         PyValueError::new_err(format!("{what} must be between 1 and 2147483647, got {n}"))
     })

@@ -38,11 +38,12 @@ unsafe extern "C" fn bucket(
                 "bucket() takes 2 positional arguments (key, n), got {nargs}"
             )));
         }
-        // SAFETY: METH_FASTCALL passes `nargs` (2) borrowed, live objects.
+        // SAFETY: METH_FASTCALL passes `nargs` (2) borrowed, live objects,
+        // which outlive the call.
         let (key, n) = unsafe {
             (
-                Bound::from_borrowed_ptr(py, *args),
-                Bound::from_borrowed_ptr(py, *args.add(1)),
+                Borrowed::from_ptr(py, *args),
+                Borrowed::from_ptr(py, *args.add(1)),
             )
         };
         let bucket = crate::bucket(&key, &n)?;
