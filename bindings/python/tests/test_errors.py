@@ -138,3 +138,10 @@ def test_bad_byte_keys():
         jumpshard.prehash(pa.array([1, 2], pa.uint64()))
     with pytest.raises(TypeError, match="Arrow format"):
         jumpshard.prehash(pa.array([1.0]))
+
+
+def test_bucket_arguments():
+    with pytest.raises(TypeError, match=r"takes 2 positional arguments \(key, n\), got 1"):
+        jumpshard.bucket(1)
+    with pytest.raises(TypeError, match="keyword"):
+        jumpshard.bucket(key=1, n=2)
