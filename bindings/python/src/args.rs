@@ -56,8 +56,8 @@ pub fn key(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
 
 /// The value of an exact `int` (not a subclass such as `bool`) between
 /// -2^63 and 2^63-1, read directly; `None` for anything else.
-#[inline]
-fn small_int(obj: &Bound<'_, PyAny>) -> Option<i64> {
+#[inline(always)]
+pub fn small_int(obj: &Bound<'_, PyAny>) -> Option<i64> {
     if !obj.is_exact_instance_of::<PyInt>() {
         return None;
     }

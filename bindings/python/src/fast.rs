@@ -11,9 +11,12 @@
 
 use std::ffi::{c_char, c_int};
 
+use jumpshard::BucketCount;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
+
+use crate::args;
 
 /// CPython's METH_FASTCALL flag (Include/methodobject.h, 3.7 and later).
 const METH_FASTCALL: c_int = 0x0080;
@@ -46,7 +49,17 @@ unsafe extern "C" fn bucket(
                 Borrowed::from_ptr(py, *args.add(1)),
             )
         };
-        let bucket = crate::bucket(&key, &n)?;
+        // Two plain ints in range, the common case, skip the checks that
+        // name what is wrong.
+        let bucket = match (args::small_int(&key), args::small_int(&n)) {
+            (Some(k), Some(n)) if k >= 0 && (1..=i64::from(i32::MAX)).contains(&n) => {
+                jumpshard::bucket(
+                    k as u64,
+                    BucketCount::new(n as u32).map_err(args::value_error)?,
+                )
+            }
+            _ => crate::bucket(&key, &n)?,
+        };
         Ok(bucket.into_pyobject(py)?.into_any().unbind())
     });
     let error = match result {
