@@ -134,3 +134,23 @@ def test_batches_release_the_gil():
         worker.join()
         start, end = times
         assert back - start < (end - start) / 2
+
+
+def test_keys_are_read_in_place():
+    # An `out` laid over the keys' own memory is refused as overlapping
+    # exactly when the keys are read where they lie, not from a copy.
+    base = np.arange(1000, dtype=np.uint64)
+    over = base.view(np.int32)[:1000]
+    for name, obj in [
+        ("numpy", base),
+        ("numpy int64", base.view(np.int64)),
+        ("memoryview", memoryview(base)),
+        ("pyarrow", pa.array(base)),
+        ("pyarrow ChunkedArray", pa.chunked_array([pa.array(base)])),
+        ("pandas numpy", pd.Series(base, copy=False)),
+        ("pandas arrow", pd.Series(pa.array(base), dtype=pd.ArrowDtype(pa.uint64()))),
+        ("polars", pl.Series(base)),
+    ]:
+        with pytest.raises(ValueError, match="out overlaps keys"):
+            jumpshard.batch(obj, 10, out=over)
+        assert (base == np.arange(1000)).all(), name
