@@ -138,6 +138,23 @@ impl Chunk<'_> {
         unsafe { self.array.as_ref() }
     }
 
+    /// Refuses an array whose header cannot describe `layout`'s buffers
+    /// (a broken producer), before any buffer is read.
+    fn check(&self, layout: Layout) -> PyResult<()> {
+        let a = self.array();
+        let buffers = match layout {
+            Layout::Int64 => 2,
+            Layout::Binary32 | Layout::Binary64 | Layout::BinaryView => 3,
+        };
+        if a.length < 0 || a.offset < 0 || a.n_buffers < buffers || a.buffers.is_null() {
+            return Err(PyValueError::new_err(format!(
+                "an Arrow array has an invalid header (length {}, offset {}, {} buffers)",
+                a.length, a.offset, a.n_buffers
+            )));
+        }
+        Ok(())
+    }
+
     /// The number of values.
     pub fn len(&self) -> usize {
         self.array().length as usize
@@ -216,6 +233,11 @@ impl Chunk<'_> {
         if offsets.is_null() {
             // A producer may leave the buffers of an empty array null.
             return Ok((&[], &[]));
+        }
+        if offsets.align_offset(std::mem::align_of::<O>()) != 0 {
+            return Err(PyValueError::new_err(
+                "an Arrow array's offsets are not aligned",
+            ));
         }
         // SAFETY: the offsets buffer holds offset + length + 1 offsets, and
         // Arrow buffers are aligned to their type.
@@ -323,6 +345,7 @@ pub fn import<'py>(
             _owner: Owner::Capsule { _capsule: array },
             _schema: Some(schema),
         };
+        chunk.check(layout)?;
         return Ok(Some((layout, vec![chunk])));
     }
     let Ok(method) = obj.getattr(pyo3::intern!(py, "__arrow_c_stream__")) else {
@@ -373,11 +396,13 @@ pub fn import<'py>(
         if array.release.is_none() {
             break; // the end of the stream
         }
-        chunks.push(Chunk {
+        let chunk = Chunk {
             array: NonNull::from(&mut *array),
             _owner: Owner::Stream(array),
             _schema: None,
-        });
+        };
+        chunk.check(layout)?;
+        chunks.push(chunk);
     }
     drop(capsule);
     Ok(Some((layout, chunks)))

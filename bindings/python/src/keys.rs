@@ -76,7 +76,16 @@ impl<'py> Keys<'py> {
                 .getattr(intern!(py, "array"))
                 .is_ok_and(|a| !a.hasattr(intern!(py, "__arrow_array__")).unwrap_or(false));
         if !obj.hasattr(intern!(py, "__array_interface__"))? && !numpy_backed {
-            if let Some((layout, chunks)) = arrow::import(obj, "keys")? {
+            let mut imported = arrow::import(obj, "keys")?;
+            if imported.is_none() && is_pandas {
+                // pandas before 2.2 has no `__arrow_c_stream__` on Series:
+                // its Arrow or masked array converts itself.
+                let array = obj.getattr(intern!(py, "array"))?;
+                let arrow = array.call_method0(intern!(py, "__arrow_array__"))?;
+                keys._owners.push(arrow.clone());
+                imported = arrow::import(&arrow, "keys")?;
+            }
+            if let Some((layout, chunks)) = imported {
                 if layout != Layout::Int64 {
                     return Err(PyTypeError::new_err(
                         "keys must be 64-bit integers (uint64 or int64), got Arrow byte strings: \
