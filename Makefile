@@ -3,13 +3,13 @@
 
 CARGO ?= cargo
 
-.PHONY: run test test-rust test-kernels test-consumers lint check-header
+.PHONY: run test test-rust test-kernels test-consumers test-python lint check-header
 
 # The main job on built-in data.
 run:
 	$(CARGO) run --release -- reshard --from 10 --to 12 --generate 100000000
 
-test: test-rust test-kernels test-consumers
+test: test-rust test-kernels test-consumers test-python
 
 test-rust:
 	$(CARGO) test --workspace
@@ -28,11 +28,20 @@ test-kernels:
 test-consumers:
 	@if [ -x .ci/consumers ]; then .ci/consumers; else echo "no C/C++/Python consumers yet"; fi
 
+# The Python extension: a wheel built by pip in a fresh virtual environment,
+# then its pytest suite (numpy, Arrow, pandas, polars, Dask on two workers).
+test-python:
+	.ci/python
+
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	# Library users without a C++ compiler build without the reference.
 	$(CARGO) clippy -p jumpshard --no-default-features -- -D warnings
+	# The Python extension crate is a workspace of its own, so that the
+	# --workspace commands never build PyO3 (an extension module links no
+	# libpython, and cross builds would need a target interpreter).
+	cd bindings/python && $(CARGO) fmt -- --check && $(CARGO) clippy --all-targets -- -D warnings
 
 check-header:
 	@if [ -f cbindgen.toml ]; then \

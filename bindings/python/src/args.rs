@@ -1,0 +1,90 @@
+//! Scalar arguments: keys, bucket counts and thread counts, each refused
+//! with a message naming it rather than PyO3's generic conversion errors
+//! (and `OverflowError`, which is no `ValueError`).
+
+use jumpshard::BucketCount;
+use pyo3::conversion::FromPyObjectOwned;
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyInt;
+
+use crate::keys::not_bool;
+
+/// A `jumpshard::Error` as the `ValueError` Python callers expect.
+pub fn value_error(e: jumpshard::Error) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// `obj` converted to `T`, or a `TypeError`/`ValueError` naming `what` and
+/// the range it must lie in.
+fn int<'py, T: FromPyObjectOwned<'py>>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+    range: &str,
+) -> PyResult<T> {
+    not_bool(obj, what)?;
+    obj.extract::<T>().map_err(|e| {
+        let e: PyErr = e.into();
+        let py = obj.py();
+        if e.is_instance_of::<PyOverflowError>(py) {
+            PyValueError::new_err(format!("{what} must be between {range}, got {obj}"))
+        } else if e.is_instance_of::<PyTypeError>(py) {
+            let type_name = obj
+                .get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default();
+            PyTypeError::new_err(format!("{what} must be an int, not {type_name}"))
+        } else {
+            e
+        }
+    })
+}
+
+/// A 64-bit key.
+///
+/// Ints below 2^63, the common case, take `PyLong_AsLongLongAndOverflow`,
+/// which reads small ints directly; the general conversion PyO3 uses for
+/// u64 goes through a byte array and costs as much as the hash itself.
+#[inline]
+pub fn key(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
+    match small_int(obj) {
+        Some(key) if key >= 0 => Ok(key as u64),
+        _ => int(obj, "key", "0 and 2**64-1"),
+    }
+}
+
+/// The value of an exact `int` (not a subclass such as `bool`) between
+/// -2^63 and 2^63-1, read directly; `None` for anything else.
+#[inline(always)]
+pub fn small_int(obj: &Bound<'_, PyAny>) -> Option<i64> {
+    if !obj.is_exact_instance_of::<PyInt>() {
+        return None;
+    }
+    let mut overflow = 0;
+    // SAFETY: `obj` is a live int and we hold the GIL; an exact int has no
+    // `__index__` to run, so this cannot fail (overflow is reported apart).
+    let value = unsafe { pyo3::ffi::PyLong_AsLongLongAndOverflow(obj.as_ptr(), &mut overflow) };
+    (overflow == 0).then_some(value)
+}
+
+/// A bucket count, 1 to 2^31-1.
+#[inline]
+pub fn buckets(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<BucketCount> {
+    let n: i64 = match small_int(obj) {
+        Some(n) => n,
+        None => int(obj, what, "1 and 2147483647")?,
+    };
+    BucketCount::try_from(n).map_err(|_| {
+        PyValueError::new_err(format!("{what} must be between 1 and 2147483647, got {n}"))
+    })
+}
+
+/// A thread count: 0 for one per core, 1 (the default) for the calling
+/// thread only.
+pub fn threads(obj: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
+    match obj {
+        None => Ok(1),
+        Some(obj) => int(obj, "threads", &format!("0 and {}", usize::MAX)),
+    }
+}

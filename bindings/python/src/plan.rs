@@ -1,0 +1,142 @@
+//! `plan`: the library's move plan, its columns handed to numpy in place.
+
+use std::sync::Arc;
+
+use jumpshard::{DestinationCounts, MovePlan, Resize};
+use pyo3::prelude::*;
+
+use crate::args;
+use crate::column;
+use crate::keys::Keys;
+
+/// The keys that move when the bucket count changes, and where to.
+#[pyclass(frozen, module = "jumpshard")]
+pub struct Plan {
+    /// The moving keys' positions in the input, increasing (uint64).
+    #[pyo3(get)]
+    positions: Py<PyAny>,
+    /// Their old buckets (int32).
+    #[pyo3(get)]
+    sources: Py<PyAny>,
+    /// Their new buckets (int32).
+    #[pyo3(get)]
+    destinations: Py<PyAny>,
+    /// The number of moving keys per new bucket (int64, `to_buckets` long).
+    #[pyo3(get)]
+    per_destination: Py<PyAny>,
+    /// The number of moving keys.
+    #[pyo3(get)]
+    moved: u64,
+    /// The number of keys planned.
+    #[pyo3(get)]
+    keys: u64,
+    /// The old bucket count.
+    #[pyo3(get)]
+    from_buckets: u32,
+    /// The new bucket count.
+    #[pyo3(get)]
+    to_buckets: u32,
+}
+
+#[pymethods]
+impl Plan {
+    fn __len__(&self) -> usize {
+        self.moved as usize
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Plan(keys={}, from_buckets={}, to_buckets={}, moved={})",
+            self.keys, self.from_buckets, self.to_buckets, self.moved
+        )
+    }
+}
+
+/// Which keys move from `from_buckets` to `to_buckets`, and where.
+#[pyfunction]
+#[pyo3(signature = (keys, from_buckets, to_buckets, *, threads=None))]
+pub fn plan<'py>(
+    keys: &Bound<'py, PyAny>,
+    from_buckets: &Bound<'py, PyAny>,
+    to_buckets: &Bound<'py, PyAny>,
+    threads: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Plan> {
+    let py = keys.py();
+    let from = args::buckets(from_buckets, "from_buckets")?;
+    let to = args::buckets(to_buckets, "to_buckets")?;
+    let resize = Resize::new(from, to).map_err(args::value_error)?;
+    let threads = args::threads(threads)?;
+    let keys = Keys::extract(keys)?;
+    let runs = keys.runs();
+    let total = keys.len() as u64;
+    let (positions, sources, destinations, counts) = py.detach(|| {
+        let mut first = 0u64;
+        let mut plans: Vec<MovePlan> = runs
+            .iter()
+            .map(|run| {
+                let mut plan = MovePlan::new();
+                resize.plan_parallel(run, first, &mut plan, threads);
+                first += run.len() as u64;
+                plan
+            })
+            .collect();
+        if plans.len() == 1 {
+            // One run (numpy, one Arrow array): the plan's own buffers.
+            let plan = Arc::new(plans.pop().unwrap_or_default());
+            let counts = plan.per_destination().clone();
+            return (
+                Whole(plan.clone()),
+                Whole(plan.clone()),
+                Whole(plan),
+                counts,
+            );
+        }
+        // Several runs (chunked Arrow): joined, once.
+        let mut counts = DestinationCounts::new(resize);
+        let (mut positions, mut sources, mut destinations) = (Vec::new(), Vec::new(), Vec::new());
+        for plan in &plans {
+            positions.extend_from_slice(plan.positions());
+            sources.extend_from_slice(plan.from());
+            destinations.extend_from_slice(plan.to());
+            counts.merge(plan.per_destination());
+        }
+        (
+            Joined(positions),
+            Joined(sources),
+            Joined(destinations),
+            counts,
+        )
+    });
+    let mut per_destination = vec![0i64; to.get() as usize];
+    for (bucket, n) in counts.iter() {
+        per_destination[bucket as usize] = n as i64;
+    }
+    let moved = counts.total();
+    Ok(Plan {
+        positions: positions.array(py, MovePlan::positions, "u8")?,
+        sources: sources.array(py, MovePlan::from, "i4")?,
+        destinations: destinations.array(py, MovePlan::to, "i4")?,
+        per_destination: column::from_vec(py, per_destination, "i8")?.unbind(),
+        moved,
+        keys: total,
+        from_buckets: from.get(),
+        to_buckets: to.get(),
+    })
+}
+
+/// One column of a plan: inside the library's plan, or joined from several.
+enum Part<T> {
+    Whole(Arc<MovePlan>),
+    Joined(Vec<T>),
+}
+use Part::{Joined, Whole};
+
+impl<T: Copy + Send + Sync + 'static> Part<T> {
+    fn array(self, py: Python<'_>, get: fn(&MovePlan) -> &[T], code: &str) -> PyResult<Py<PyAny>> {
+        let array = match self {
+            Whole(plan) => column::array(py, plan.clone(), get(&plan), code)?,
+            Joined(v) => column::from_vec(py, v, code)?,
+        };
+        Ok(array.unbind())
+    }
+}

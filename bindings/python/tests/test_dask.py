@@ -1,0 +1,115 @@
+"""jumpshard.dask on a LocalCluster of two worker processes, over a Parquet
+dataset of 8 files, checked move for move against `plan` and against the
+CLI's `reshard` on the same keys."""
+
+import json
+import pathlib
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+import jumpshard  # noqa: E402
+import jumpshard.dask  # noqa: E402
+
+ROOT = pathlib.Path(__file__).parents[3]
+FILES, PER_FILE = 8, 12_500
+RESIZES = [(10, 12), (12, 10), (1, 5)]
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    """(directory, all keys in file order): 8 Parquet files of keys and a payload."""
+    root = tmp_path_factory.mktemp("keys")
+    rng = np.random.default_rng(2026)
+    keys = rng.integers(0, 2**64, size=FILES * PER_FILE, dtype=np.uint64)
+    for i in range(FILES):
+        part = keys[i * PER_FILE : (i + 1) * PER_FILE]
+        table = pa.table({"key": part, "payload": np.arange(len(part), dtype=np.int64) + i * PER_FILE})
+        pq.write_table(table, root / f"part-{i}.parquet")
+    return root, keys
+
+
+def cli_reshard(keys, from_buckets, to_buckets, tmp):
+    """The CLI's summary and move list (as {key: (from, to)}) for `keys`."""
+    source = tmp / "keys.u64"
+    keys.astype("<u8").tofile(source)
+    moves = tmp / "moves.csv"
+    command = ["cargo", "run", "-q", "--release", "-p", "jumpshard-cli", "--", "reshard"]
+    command += ["--from", str(from_buckets), "--to", str(to_buckets), "--json"]
+    command += ["--output", str(moves), str(source)]
+    summary = json.loads(subprocess.run(command, cwd=ROOT, check=True, capture_output=True, text=True).stdout)
+    listed = pd.read_csv(moves, dtype={"key": np.uint64})
+    return summary, dict(zip(listed["key"], zip(listed["from"], listed["to"])))
+
+
+@pytest.mark.parametrize("from_buckets, to_buckets", RESIZES)
+def test_moves(client, dataset, from_buckets, to_buckets):
+    root, keys = dataset
+    df = dd.read_parquet(str(root))
+    assert df.npartitions >= FILES
+    got = jumpshard.dask.moves(df, from_buckets, to_buckets, keep_columns=True).compute()
+    plan = jumpshard.plan(keys, from_buckets, to_buckets)
+    np.testing.assert_array_equal(got["key"].to_numpy(), keys[plan.positions.astype(np.intp)])
+    np.testing.assert_array_equal(got["from"].to_numpy(), plan.sources)
+    np.testing.assert_array_equal(got["to"].to_numpy(), plan.destinations)
+    np.testing.assert_array_equal(got["payload"].to_numpy(), plan.positions.astype(np.int64))
+    assert list(got.columns) == ["key", "from", "to", "payload"]
+
+
+@pytest.mark.parametrize("from_buckets, to_buckets", RESIZES)
+def test_reshard_parquet(client, dataset, tmp_path, from_buckets, to_buckets):
+    root, keys = dataset
+    dst = tmp_path / "moved"
+    summary = jumpshard.dask.reshard_parquet(str(root), str(dst), from_buckets, to_buckets)
+    plan = jumpshard.plan(keys, from_buckets, to_buckets)
+    per_destination = {b: int(n) for b, n in enumerate(plan.per_destination) if n}
+    assert summary == {
+        "keys": len(keys),
+        "moved": plan.moved,
+        "from": from_buckets,
+        "to": to_buckets,
+        "per_destination": per_destination,
+    }
+    # The output: one directory per destination, the moves of the plan.
+    written = pq.read_table(dst).to_pandas()
+    assert sorted(p.name for p in dst.iterdir()) == sorted(f"to={b}" for b in per_destination)
+    want = {int(keys[p]): (int(f), int(t)) for p, f, t in zip(plan.positions, plan.sources, plan.destinations)}
+    got = {int(k): (int(f), int(t)) for k, f, t in zip(written["key"], written["from"], written["to"])}
+    assert got == want
+    # The CLI on the same keys: the same summary and the same moves.
+    cli, cli_moves = cli_reshard(keys, from_buckets, to_buckets, tmp_path)
+    assert {k: cli[k] for k in ("keys", "moved", "from", "to")} == {k: summary[k] for k in ("keys", "moved", "from", "to")}
+    assert {int(b): n for b, n in cli["per_destination"].items()} == summary["per_destination"]
+    assert {int(k): (int(f), int(t)) for k, (f, t) in cli_moves.items()} == want
+
+
+def test_reshard_parquet_refuses_an_existing_destination(client, dataset, tmp_path):
+    root, _ = dataset
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(FileExistsError):
+        jumpshard.dask.reshard_parquet(str(root), str(tmp_path / "taken"), 10, 12)
+    assert list((tmp_path / "taken").iterdir()) == []
+    with pytest.raises(ValueError, match="to_buckets must be between"):
+        jumpshard.dask.reshard_parquet(str(root), str(tmp_path / "new"), 10, 0)
+    assert not (tmp_path / "new").exists()
+
+
+def test_docstring_examples(client):
+    import doctest
+
+    assert doctest.testmod(jumpshard.dask).failed == 0

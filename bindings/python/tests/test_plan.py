@@ -1,0 +1,55 @@
+"""`plan` against the plain check: evaluate every key twice and compare."""
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import jumpshard
+
+RESIZES = [(10, 12), (12, 10), (1, 7), (7, 1), (1000, 1001), (2**31 - 1, 3), (100, 100_000)]
+
+
+@pytest.fixture(scope="module")
+def many_keys():
+    return np.random.default_rng(7).integers(0, 2**64, size=200_003, dtype=np.uint64)
+
+
+@pytest.mark.parametrize("from_buckets, to_buckets", RESIZES)
+def test_plan_matches_two_evaluations(many_keys, from_buckets, to_buckets):
+    before = jumpshard.batch(many_keys, from_buckets)
+    after = jumpshard.batch(many_keys, to_buckets)
+    moving = np.flatnonzero(before != after)
+    for threads in (1, 2):
+        plan = jumpshard.plan(many_keys, from_buckets, to_buckets, threads=threads)
+        assert plan.positions.dtype == np.uint64
+        assert plan.sources.dtype == plan.destinations.dtype == np.int32
+        assert plan.per_destination.dtype == np.int64
+        assert len(plan.per_destination) == to_buckets
+        np.testing.assert_array_equal(plan.positions, moving)
+        np.testing.assert_array_equal(plan.sources, before[moving])
+        np.testing.assert_array_equal(plan.destinations, after[moving])
+        counts = np.bincount(after[moving], minlength=to_buckets)
+        np.testing.assert_array_equal(plan.per_destination, counts)
+        assert plan.moved == len(plan) == len(moving)
+        assert plan.keys == len(many_keys)
+        assert (plan.from_buckets, plan.to_buckets) == (from_buckets, to_buckets)
+
+
+def test_chunked_plan_numbers_positions_across_chunks(many_keys):
+    whole = jumpshard.plan(many_keys, 10, 12)
+    chunks = pa.chunked_array([many_keys[:1000], many_keys[1000:1001], many_keys[1001:]])
+    joined = jumpshard.plan(chunks, 10, 12)
+    for column in ("positions", "sources", "destinations", "per_destination"):
+        np.testing.assert_array_equal(getattr(joined, column), getattr(whole, column))
+
+
+def test_plan_arrays_outlive_the_plan(many_keys):
+    positions = jumpshard.plan(many_keys, 10, 12).positions
+    want = np.flatnonzero(jumpshard.batch(many_keys, 12) >= 10)
+    np.testing.assert_array_equal(positions, want)
+
+
+def test_empty_plan():
+    plan = jumpshard.plan(np.empty(0, np.uint64), 3, 4)
+    assert plan.moved == 0 and len(plan.positions) == 0
+    assert repr(plan) == "Plan(keys=0, from_buckets=3, to_buckets=4, moved=0)"
