@@ -7,8 +7,11 @@
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use crate::arch;
+#[cfg(target_arch = "x86_64")]
 use crate::division::{preferred, Width};
-use crate::{scalar, BucketCount, Cpu, Division, Error};
+#[cfg(target_arch = "x86_64")]
+use crate::Cpu;
+use crate::{scalar, BucketCount, Division, Error};
 
 /// An implementation of the batch loop: the portable scalar one, or one for
 /// a SIMD instruction set this CPU has been checked to run.

@@ -21,10 +21,18 @@ const GROUPS: usize = 8;
 
 const LANES: usize = 4;
 
-/// Batches up to this long take the short path ([`short`]): vectors loaded
-/// once and run until their slowest lane is done, with no refill, outbox or
-/// group setup. Measured (`jumpshard bench --sizes`, README).
-pub(crate) const SHORT_MAX: usize = 32;
+/// Batches up to this long take the short path ([`short`]): blocks of up
+/// to 32 keys (8 vectors), each vector loaded once and run until its
+/// block's slowest lane is done, with no refill, outbox or group setup.
+/// Measured (`jumpshard bench --sizes`, README): a block of 32 keys costs
+/// about the refilling loop's per-key time, and the loop's setup and drain
+/// cost more than that below about a thousand keys.
+pub(crate) const SHORT_MAX: usize = 1024;
+
+/// Keys per block of the short path: 8 vectors, as many as the refilling
+/// loop keeps in flight (16 vectors' state would not fit in the 16
+/// registers).
+const BLOCK: usize = 8 * LANES;
 
 /// Computes Figure 1 for every key, dividing as `division` says.
 ///
@@ -45,12 +53,16 @@ pub(crate) unsafe fn batch(keys: &[u64], num_buckets: u32, out: &mut [u32], divi
 #[inline]
 #[target_feature(enable = "avx2,fma,popcnt")]
 fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
-    if keys.len() <= 1 {
-        // One key: the scalar loop has the shortest chain.
-        if let (Some(&key), Some(o)) = (keys.first(), out.first_mut()) {
-            *o = scalar::jump(key, num_buckets);
+    match (keys, &mut *out) {
+        ([], _) => return,
+        // One key: the scalar loop has the shortest chain; two: two
+        // scalar chains in lockstep (measured faster than one vector).
+        ([key], [o]) => return *o = scalar::jump(*key, num_buckets),
+        (&[a, b], [o, p]) => {
+            [*o, *p] = scalar::jump_lanes([a, b], num_buckets);
+            return;
         }
-        return;
+        _ => {}
     }
     if keys.len() <= SHORT_MAX {
         short::<EVEN, ODD>(keys, num_buckets, out);
@@ -65,17 +77,20 @@ fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, 
     }
 }
 
-/// A short batch (`2..=SHORT_MAX` keys) in as few vectors as hold it.
+/// A short batch (`3..=SHORT_MAX` keys) in blocks of [`BLOCK`] keys, each
+/// in as few vectors as hold it.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn short<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
-    match keys.len().div_ceil(LANES) {
-        1 => block::<1, EVEN, ODD>(keys, num_buckets, out),
-        2 => block::<2, EVEN, ODD>(keys, num_buckets, out),
-        3 => block::<3, EVEN, ODD>(keys, num_buckets, out),
-        4 => block::<4, EVEN, ODD>(keys, num_buckets, out),
-        5 | 6 => block::<6, EVEN, ODD>(keys, num_buckets, out),
-        _ => block::<8, EVEN, ODD>(keys, num_buckets, out),
+    for (keys, out) in keys.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
+        match keys.len().div_ceil(LANES) {
+            1 => block::<1, EVEN, ODD>(keys, num_buckets, out),
+            2 => block::<2, EVEN, ODD>(keys, num_buckets, out),
+            3 => block::<3, EVEN, ODD>(keys, num_buckets, out),
+            4 => block::<4, EVEN, ODD>(keys, num_buckets, out),
+            5 | 6 => block::<6, EVEN, ODD>(keys, num_buckets, out),
+            _ => block::<8, EVEN, ODD>(keys, num_buckets, out),
+        }
     }
 }
 
