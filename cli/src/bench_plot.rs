@@ -111,6 +111,8 @@ fn draw(
         .configure_mesh()
         .x_desc(x_desc)
         .y_desc(y_desc)
+        .x_label_formatter(&|x| tick(*x))
+        .y_label_formatter(&|y| tick(*y))
         .draw()
         .map_err(err)?;
     for (i, line) in lines.iter().enumerate() {
@@ -131,6 +133,15 @@ fn draw(
         .border_style(BLACK)
         .draw()
         .map_err(err)
+}
+
+/// An axis label: whole numbers without decimals, small ones with one.
+fn tick(v: f64) -> String {
+    if v >= 10.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
 }
 
 /// The smallest and largest positive value (1 and 10 when there is none).

@@ -24,11 +24,17 @@ const LANES: usize = 8;
 /// Batches up to this long take the short path ([`short`]): blocks of up
 /// to 64 keys (8 vectors), each vector loaded once and run until its
 /// block's slowest lane is done, with no refill, outbox or group setup.
-/// Measured (`jumpshard bench --sizes`, README): with hybrid division a
-/// block of 64 keys costs 10% more per key than the refilling loop at full
-/// speed, and the loop's setup and drain cost more than that below a few
-/// hundred keys.
+/// Measured (`jumpshard bench --sizes`, README): with the refined
+/// reciprocal on some vectors a block of 64 keys costs about 7% more per
+/// key than the refilling loop at full length, and the loop's setup and
+/// drain cost more than that below a few hundred keys.
 pub(crate) const SHORT_MAX: usize = 512;
+
+/// [`SHORT_MAX`] when every vector divides: blocks then waste the
+/// divider's time on lanes that finished early (a block of 64 keys costs
+/// 45% more per key than the loop at full length), so from 65 keys the
+/// refilling loop is faster.
+pub(crate) const SHORT_MAX_IEEE: usize = 64;
 
 /// Keys per block of the short path: 8 vectors, as many as the refilling
 /// loop keeps in flight, whose state (24 registers) fits in the 32.
@@ -64,7 +70,12 @@ fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, 
         }
         _ => {}
     }
-    if keys.len() <= SHORT_MAX {
+    let short_max = if EVEN || ODD {
+        SHORT_MAX
+    } else {
+        SHORT_MAX_IEEE
+    };
+    if keys.len() <= short_max {
         short::<EVEN, ODD>(keys, num_buckets, out);
         return;
     }
