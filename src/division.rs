@@ -39,7 +39,6 @@ pub const DIVISION_ENV: &str = "JUMPSHARD_DIVISION";
 /// assert_eq!(Kernel::scalar().division(), Division::Ieee);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u8)]
 pub enum Division {
     /// IEEE division on every vector.
     Ieee = 0,
