@@ -17,8 +17,8 @@
 //!   refined by FMA steps ([`newton_512`], [`newton_256`]). This is a
 //!   replacement of an IEEE operation, so the exhaustive tests below check
 //!   it, like the division, against Figure 1's `2^31 / d` for every one of
-//!   the 2^31 divisors. It costs seven or eight floating-point operations
-//!   where division costs one, but they run on the FMA ports, which on
+//!   the 2^31 divisors. It costs six (AVX-512) or ten (AVX2, with its
+//!   conversions) floating-point operations where division costs one, but they run on the FMA ports, which on
 //!   CPUs with a slow divider (Intel's `vdivpd zmm` takes 16 cycles) are
 //!   idle while the divider is the bottleneck.
 
@@ -71,29 +71,29 @@ pub(super) fn divide_256(scaled: __m256d) -> __m256d {
 }
 
 /// `RN(1 / D)` from the 14-bit reciprocal estimate, for eight scaled
-/// divisors. With `e = 1 - D q` (exact in one FMA), `q (1 + e + e^2 + e^3)`
-/// has relative error about `e^4 <= 2^-56`; one more correction
-/// `q + q (1 - D q)` leaves about `2^-112`, far inside the `2^-86` that
-/// separates `1 / D` from the nearest rounding midpoint when `D` has 32
-/// significant bits, so the final rounding is `RN(1 / D)`. The exhaustive
-/// test checks that reasoning for every divisor.
+/// divisors. With `e = 1 - D q` (exact in one FMA), `q (1 + e + e^2)` has
+/// relative error about `e^3 <= 2^-42`; one correction `q + q (1 - D q)`
+/// leaves about `2^-84`. A bound alone does not settle the final rounding
+/// at that distance (`1 / D` can lie as close as `2^-86` to a rounding
+/// midpoint when `D` has 32 significant bits): the exhaustive test below
+/// does, for every divisor. (The same shortcut from AVX2's coarser 12-bit
+/// estimate fails that test for 409 divisors, so [`newton_256`] takes one
+/// more term.)
 #[inline]
 #[target_feature(enable = "avx512f")]
 pub(super) fn newton_512(scaled: __m512d) -> __m512d {
     let one = _mm512_set1_pd(1.0);
     let q = _mm512_rcp14_pd(scaled);
     let e = _mm512_fnmadd_pd(scaled, q, one);
-    // e + e^2 + e^3 = e (1 + e (1 + e)), as two FMAs.
-    let p = _mm512_fmadd_pd(_mm512_fmadd_pd(e, e, e), e, e);
-    let q = _mm512_fmadd_pd(q, p, q);
+    let q = _mm512_fmadd_pd(q, _mm512_fmadd_pd(e, e, e), q);
     let r = _mm512_fnmadd_pd(scaled, q, one);
     _mm512_fmadd_pd(q, r, q)
 }
 
 /// `RN(1 / D)` from the 12-bit single-precision reciprocal estimate, for
-/// four scaled divisors: the same refinement as [`newton_512`], from a
-/// coarser start (relative error up to `1.5 2^-12`, so `e^4` is about
-/// `2^-45.6` and the correction leaves about `2^-91`). `D` is in
+/// four scaled divisors: from relative error up to `1.5 2^-12`,
+/// `q (1 + e + e^2 + e^3)` leaves about `e^4 = 2^-45.6` and the correction
+/// about `2^-91`, inside the `2^-86` margin. `D` is in
 /// `[2^-31, 1]`, well inside the single-precision range.
 #[inline]
 #[target_feature(enable = "avx,fma")]
