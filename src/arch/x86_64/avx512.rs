@@ -32,7 +32,7 @@ pub(crate) const SHORT_MAX: usize = 512;
 
 /// [`SHORT_MAX`] when every vector divides: blocks then waste the
 /// divider's time on lanes that finished early (a block of 64 keys costs
-/// 45% more per key than the loop at full length), so from 65 keys the
+/// half as much again per key as the loop at full length), so from 65 keys the
 /// refilling loop is faster.
 pub(crate) const SHORT_MAX_IEEE: usize = 64;
 
