@@ -16,7 +16,9 @@ test-rust:
 
 # Every kernel this CPU runs, forced in turn through JUMPSHARD_KERNEL: the
 # dispatched batch calls and `jumpshard verify` must use it and agree with
-# Figure 1.
+# Figure 1. Then every division strategy of each kernel, forced through
+# JUMPSHARD_DIVISION (`kernels --divisions` lists the pairs), and one that a
+# kernel lacks, which must be reported.
 test-kernels:
 	$(CARGO) build --release -p jumpshard-cli
 	for k in $$(./target/release/jumpshard kernels --supported); do \
@@ -24,6 +26,11 @@ test-kernels:
 	  JUMPSHARD_KERNEL=$$k $(CARGO) test -q --test dispatch || exit 1; \
 	  JUMPSHARD_KERNEL=$$k ./target/release/jumpshard verify || exit 1; \
 	done
+	for kd in $$(./target/release/jumpshard kernels --divisions); do \
+	  echo "== JUMPSHARD_KERNEL=$${kd%:*} JUMPSHARD_DIVISION=$${kd#*:}"; \
+	  JUMPSHARD_KERNEL=$${kd%:*} JUMPSHARD_DIVISION=$${kd#*:} $(CARGO) test -q --test dispatch || exit 1; \
+	done
+	JUMPSHARD_KERNEL=scalar JUMPSHARD_DIVISION=newton $(CARGO) test -q --test dispatch
 
 test-consumers:
 	@if [ -x .ci/consumers ]; then .ci/consumers; else echo "no C/C++/Python consumers yet"; fi

@@ -6,12 +6,14 @@
 //! `JUMPSHARD_KERNEL` environment variable names another kernel; an override
 //! this CPU cannot honour is reported on stderr once and in
 //! [`kernel_selection`], and the detected kernel is used instead, so an
-//! instruction the CPU lacks is never executed.
+//! instruction the CPU lacks is never executed. `JUMPSHARD_DIVISION` then
+//! sets that kernel's [`Division`] strategy the same way: one the kernel
+//! lacks is reported and the table's choice kept.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::OnceLock;
 
-use crate::{Error, Kernel};
+use crate::{Division, Error, Kernel, DIVISION_ENV};
 
 /// The environment variable that overrides kernel detection; read once.
 pub const KERNEL_ENV: &str = "JUMPSHARD_KERNEL";
@@ -30,7 +32,11 @@ pub struct KernelSelection {
     pub requested: Option<String>,
     /// Why the override was not honoured, when it was not.
     pub refused: Option<Error>,
-    /// The kernel the batch calls started with.
+    /// The value of `JUMPSHARD_DIVISION`, when it was set and not empty.
+    pub division_requested: Option<String>,
+    /// Why the division override was not honoured, when it was not.
+    pub division_refused: Option<Error>,
+    /// The kernel the batch calls started with, with its strategy.
     pub kernel: Kernel,
 }
 
@@ -44,28 +50,50 @@ pub struct KernelSelection {
 /// ```
 pub fn kernel_selection() -> &'static KernelSelection {
     SELECTION.get_or_init(|| {
-        let requested = std::env::var(KERNEL_ENV).ok().filter(|v| !v.is_empty());
-        let selection = select(Kernel::detect(), requested);
+        let var = |name| std::env::var(name).ok().filter(|v: &String| !v.is_empty());
+        let selection = select(Kernel::detect(), var(KERNEL_ENV), var(DIVISION_ENV));
         if let (Some(requested), Some(why)) = (&selection.requested, &selection.refused) {
             eprintln!(
                 "jumpshard: {KERNEL_ENV}={requested} refused ({why}); using {}",
                 selection.kernel
             );
         }
+        if let (Some(requested), Some(why)) =
+            (&selection.division_requested, &selection.division_refused)
+        {
+            eprintln!(
+                "jumpshard: {DIVISION_ENV}={requested} refused ({why}); using {}",
+                selection.kernel.division()
+            );
+        }
         selection
     })
 }
 
-fn select(detected: Kernel, requested: Option<String>) -> KernelSelection {
+fn select(
+    detected: Kernel,
+    requested: Option<String>,
+    division_requested: Option<String>,
+) -> KernelSelection {
     let (kernel, refused) = match requested.as_deref().map(Kernel::by_name) {
         None => (detected, None),
         Some(Ok(kernel)) => (kernel, None),
         Some(Err(why)) => (detected, Some(why)),
     };
+    let division = division_requested
+        .as_deref()
+        .map(|name| Division::by_name(name).and_then(|d| kernel.with_division(d)));
+    let (kernel, division_refused) = match division {
+        None => (kernel, None),
+        Some(Ok(kernel)) => (kernel, None),
+        Some(Err(why)) => (kernel, Some(why)),
+    };
     KernelSelection {
         detected,
         requested,
         refused,
+        division_requested,
+        division_refused,
         kernel,
     }
 }
@@ -115,21 +143,21 @@ mod tests {
 
     #[test]
     fn no_override_uses_detection() {
-        let s = select(Kernel::scalar(), None);
+        let s = select(Kernel::scalar(), None, None);
         assert_eq!(s.kernel, Kernel::scalar());
         assert_eq!(s.refused, None);
     }
 
     #[test]
     fn supported_override_is_honoured() {
-        let s = select(Kernel::detect(), Some("scalar".into()));
+        let s = select(Kernel::detect(), Some("scalar".into()), None);
         assert_eq!(s.kernel, Kernel::scalar());
         assert_eq!(s.refused, None);
     }
 
     #[test]
     fn unknown_override_falls_back_to_detection() {
-        let s = select(Kernel::detect(), Some("sse9".into()));
+        let s = select(Kernel::detect(), Some("sse9".into()), None);
         assert_eq!(s.kernel, Kernel::detect());
         assert_eq!(
             s.refused,
@@ -146,8 +174,41 @@ mod tests {
             .into_iter()
             .find(|name| Kernel::by_name(name).is_err())
             .expect("no CPU runs every kernel");
-        let s = select(Kernel::detect(), Some(missing.into()));
+        let s = select(Kernel::detect(), Some(missing.into()), None);
         assert_eq!(s.kernel, Kernel::detect());
         assert_eq!(s.refused, Some(Error::UnsupportedKernel { name: missing }));
+    }
+
+    #[test]
+    fn division_override_is_honoured_or_reported() {
+        let s = select(
+            Kernel::detect(),
+            Some("scalar".into()),
+            Some("newton".into()),
+        );
+        assert_eq!(s.kernel, Kernel::scalar());
+        assert_eq!(
+            s.division_refused,
+            Some(Error::UnsupportedDivision {
+                kernel: "scalar",
+                division: "newton"
+            })
+        );
+        let s = select(Kernel::scalar(), None, Some("ieee".into()));
+        assert_eq!((s.kernel, s.division_refused), (Kernel::scalar(), None));
+        let s = select(Kernel::scalar(), None, Some("slow".into()));
+        assert_eq!(
+            s.division_refused,
+            Some(Error::UnknownDivision {
+                name: "slow".into()
+            })
+        );
+        for kernel in Kernel::supported() {
+            for &d in kernel.divisions() {
+                let s = select(kernel, None, Some(d.name().into()));
+                assert_eq!(s.kernel.division(), d);
+                assert_eq!(s.division_refused, None);
+            }
+        }
     }
 }

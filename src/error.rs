@@ -40,6 +40,20 @@ pub enum Error {
         /// The kernel's name.
         name: &'static str,
     },
+    /// A division strategy name that is not one of
+    /// [`crate::Division::NAMES`].
+    UnknownDivision {
+        /// The name that was asked for.
+        name: String,
+    },
+    /// A division strategy that a kernel does not have (the scalar and
+    /// NEON kernels only divide).
+    UnsupportedDivision {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The strategy's name.
+        division: &'static str,
+    },
     /// A resize from a bucket count to itself: nothing can move, so a plan
     /// for it is almost certainly a mistake in the caller's arguments.
     SameBucketCount {
@@ -93,6 +107,14 @@ impl fmt::Display for Error {
             ),
             Error::UnsupportedKernel { name } => {
                 write!(f, "kernel {name} is not supported by this CPU")
+            }
+            Error::UnknownDivision { name } => write!(
+                f,
+                "unknown division strategy {name:?}: expected one of {}",
+                crate::Division::NAMES.join(", ")
+            ),
+            Error::UnsupportedDivision { kernel, division } => {
+                write!(f, "kernel {kernel} has no {division} division strategy")
             }
             Error::SameBucketCount { value } => write!(
                 f,

@@ -7,7 +7,11 @@
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use crate::arch;
-use crate::{scalar, BucketCount, Error};
+#[cfg(target_arch = "x86_64")]
+use crate::division::{preferred, Width};
+#[cfg(target_arch = "x86_64")]
+use crate::Cpu;
+use crate::{scalar, BucketCount, Division, Error};
 
 /// An implementation of the batch loop: the portable scalar one, or one for
 /// a SIMD instruction set this CPU has been checked to run.
@@ -26,11 +30,20 @@ use crate::{scalar, BucketCount, Error};
 /// // Constructors for instruction sets the CPU lacks return None.
 /// if let Some(avx2) = Kernel::avx2() {
 ///     assert_eq!(avx2.name(), "avx2");
+///     // Each SIMD kernel has every division strategy, all bit-exact.
+///     for &d in avx2.divisions() {
+///         avx2.with_division(d)?.batch(&keys, n, &mut out)?;
+///         assert_eq!(out[0], jumpshard::bucket(1, n));
+///     }
 /// }
 /// # Ok::<(), jumpshard::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Kernel(Isa);
+pub struct Kernel {
+    isa: Isa,
+    /// Always one of `isa`'s strategies (see [`Kernel::divisions`]).
+    division: Division,
+}
 
 /// Kept private so that no `Kernel` exists for an instruction set that has
 /// not been detected. The discriminants are what the dispatch cache stores.
@@ -60,7 +73,58 @@ impl Kernel {
 
     /// The portable kernel, available everywhere.
     pub fn scalar() -> Kernel {
-        Kernel(Isa::Scalar)
+        Kernel::with_isa(Isa::Scalar)
+    }
+
+    /// The kernel for `isa` (detected by the caller) with the strategy the
+    /// division table picks for this CPU.
+    fn with_isa(isa: Isa) -> Kernel {
+        let division = match isa {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => preferred(Cpu::this(), Width::Avx2),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => preferred(Cpu::this(), Width::Avx512),
+            _ => Division::Ieee,
+        };
+        Kernel { isa, division }
+    }
+
+    /// How this kernel computes the quotient: the table's choice for this
+    /// CPU unless [`Kernel::with_division`] or `JUMPSHARD_DIVISION` chose.
+    pub fn division(self) -> Division {
+        self.division
+    }
+
+    /// The division strategies this kernel has: all of them on AVX2 and
+    /// AVX-512, only IEEE division on scalar and NEON.
+    pub fn divisions(self) -> &'static [Division] {
+        match self.isa {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 | Isa::Avx512 => &Division::ALL,
+            _ => &[Division::Ieee],
+        }
+    }
+
+    /// This kernel with another division strategy, or
+    /// [`Error::UnsupportedDivision`] when it does not have that one.
+    ///
+    /// ```
+    /// use jumpshard::{Division, Error, Kernel};
+    ///
+    /// assert_eq!(
+    ///     Kernel::scalar().with_division(Division::Hybrid),
+    ///     Err(Error::UnsupportedDivision { kernel: "scalar", division: "hybrid" })
+    /// );
+    /// ```
+    pub fn with_division(self, division: Division) -> Result<Kernel, Error> {
+        if self.divisions().contains(&division) {
+            Ok(Kernel { division, ..self })
+        } else {
+            Err(Error::UnsupportedDivision {
+                kernel: self.name(),
+                division: division.name(),
+            })
+        }
     }
 
     /// The AVX2 kernel (4 lanes), or `None` where the CPU (or the target)
@@ -71,7 +135,7 @@ impl Kernel {
             && is_x86_feature_detected!("fma")
             && is_x86_feature_detected!("popcnt")
         {
-            return Some(Kernel(Isa::Avx2));
+            return Some(Kernel::with_isa(Isa::Avx2));
         }
         None
     }
@@ -84,7 +148,7 @@ impl Kernel {
             && is_x86_feature_detected!("avx512dq")
             && is_x86_feature_detected!("popcnt")
         {
-            return Some(Kernel(Isa::Avx512));
+            return Some(Kernel::with_isa(Isa::Avx512));
         }
         None
     }
@@ -93,7 +157,7 @@ impl Kernel {
     pub fn neon() -> Option<Kernel> {
         #[cfg(target_arch = "aarch64")]
         if std::arch::is_aarch64_feature_detected!("neon") {
-            return Some(Kernel(Isa::Neon));
+            return Some(Kernel::with_isa(Isa::Neon));
         }
         None
     }
@@ -142,7 +206,7 @@ impl Kernel {
 
     /// The kernel's name, as in [`Kernel::NAMES`].
     pub fn name(self) -> &'static str {
-        match self.0 {
+        match self.isa {
             Isa::Scalar => "scalar",
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 => "avx2",
@@ -155,7 +219,7 @@ impl Kernel {
 
     /// How many keys the kernel works on at once (1 for scalar).
     pub fn lanes(self) -> usize {
-        match self.0 {
+        match self.isa {
             Isa::Scalar => 1,
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 => 4,
@@ -183,21 +247,25 @@ impl Kernel {
     /// valid count.
     pub(crate) fn run(self, keys: &[u64], num_buckets: u32, out: &mut [u32]) {
         debug_assert_eq!(keys.len(), out.len());
-        match self.0 {
+        match self.isa {
             Isa::Scalar => scalar::batch(keys, num_buckets, out),
-            // SAFETY: a `Kernel(Isa::Avx2)` is only made by `Kernel::avx2`
-            // after detecting AVX2, FMA and POPCNT, the features the
-            // kernel enables; the lengths are equal and the count valid, as
-            // this function's contract says.
+            // SAFETY: a `Kernel` with `Isa::Avx2` is only made by
+            // `Kernel::avx2` after detecting AVX2, FMA and POPCNT, the
+            // features the kernel enables; the lengths are equal and the
+            // count valid, as this function's contract says.
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => unsafe { arch::x86_64::avx2::batch(keys, num_buckets, out) },
-            // SAFETY: a `Kernel(Isa::Avx512)` is only made by
+            Isa::Avx2 => unsafe {
+                arch::x86_64::avx2::batch(keys, num_buckets, out, self.division)
+            },
+            // SAFETY: a `Kernel` with `Isa::Avx512` is only made by
             // `Kernel::avx512` after detecting AVX-512F, AVX-512DQ and
             // POPCNT, the features the kernel enables; the lengths are equal
             // and the count valid, as this function's contract says.
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => unsafe { arch::x86_64::avx512::batch(keys, num_buckets, out) },
-            // SAFETY: a `Kernel(Isa::Neon)` is only made by `Kernel::neon`
+            Isa::Avx512 => unsafe {
+                arch::x86_64::avx512::batch(keys, num_buckets, out, self.division)
+            },
+            // SAFETY: a `Kernel` with `Isa::Neon` is only made by `Kernel::neon`
             // after detecting NEON, the feature the kernel enables; the
             // lengths are equal and the count valid, as this function's
             // contract says.
@@ -219,8 +287,8 @@ impl Kernel {
         staged: &mut crate::select::Staged,
     ) -> usize {
         assert!(keys.len() == buckets.len() && staged.keys.len() >= keys.len());
-        match self.0 {
-            // SAFETY: a `Kernel(Isa::Avx512)` is only made by
+        match self.isa {
+            // SAFETY: a `Kernel` with `Isa::Avx512` is only made by
             // `Kernel::avx512` after detecting AVX-512F and POPCNT, which
             // the selection enables; the lengths were checked above.
             #[cfg(target_arch = "x86_64")]
@@ -231,24 +299,27 @@ impl Kernel {
         }
     }
 
+    /// The instruction set in the low four bits, the division above.
     pub(crate) fn to_id(self) -> u8 {
-        self.0 as u8
+        self.isa as u8 | (self.division as u8) << 4
     }
 
     /// The inverse of [`Kernel::to_id`]. No detection runs here: the
     /// dispatch cache only stores ids of `Kernel` values, which were checked
     /// when they were made.
     pub(crate) fn from_id(id: u8) -> Option<Kernel> {
-        match id {
-            x if x == Isa::Scalar as u8 => Some(Kernel(Isa::Scalar)),
+        let isa = match id & 0xF {
+            x if x == Isa::Scalar as u8 => Isa::Scalar,
             #[cfg(target_arch = "x86_64")]
-            x if x == Isa::Avx2 as u8 => Some(Kernel(Isa::Avx2)),
+            x if x == Isa::Avx2 as u8 => Isa::Avx2,
             #[cfg(target_arch = "x86_64")]
-            x if x == Isa::Avx512 as u8 => Some(Kernel(Isa::Avx512)),
+            x if x == Isa::Avx512 as u8 => Isa::Avx512,
             #[cfg(target_arch = "aarch64")]
-            x if x == Isa::Neon as u8 => Some(Kernel(Isa::Neon)),
-            _ => None,
-        }
+            x if x == Isa::Neon as u8 => Isa::Neon,
+            _ => return None,
+        };
+        let division = Division::from_id(id >> 4)?;
+        Some(Kernel { isa, division })
     }
 }
 

@@ -26,7 +26,9 @@
 //!
 //! Kernels are chosen once at run time (see [`active_kernel`]); the
 //! `JUMPSHARD_KERNEL` environment variable and [`set_active_kernel`] override
-//! the choice, and a [`Kernel`] runs one kernel explicitly.
+//! the choice, and a [`Kernel`] runs one kernel explicitly. The SIMD
+//! kernels' [`Division`] strategy comes from a per-CPU table, overridden by
+//! `JUMPSHARD_DIVISION` or [`Kernel::with_division`].
 
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -34,7 +36,9 @@
 mod arch;
 mod buckets;
 pub mod bytes;
+mod cpu;
 mod dispatch;
+mod division;
 mod error;
 mod ffi;
 mod kernel;
@@ -55,9 +59,11 @@ pub struct ReadmeDoctests;
 
 pub use buckets::BucketCount;
 pub use bytes::{batch_bytes, bucket_bytes};
+pub use cpu::Cpu;
 pub use dispatch::{
     active_kernel, kernel_selection, set_active_kernel, KernelSelection, KERNEL_ENV,
 };
+pub use division::{Division, DIVISION_ENV};
 pub use error::Error;
 pub use kernel::Kernel;
 #[cfg(feature = "parallel")]

@@ -54,8 +54,13 @@ pub(crate) fn run(keys: &[u64], num_buckets: BucketCount, out: &mut [u32], threa
 
 /// How `len` keys are cut for up to `threads` threads (0: one per core):
 /// the length of each contiguous run but the last, or `None` when one
-/// thread does it all.
+/// thread does it all. A batch too short to split is decided before the
+/// pool is consulted: asking rayon for its size would start its threads,
+/// and a short batch (the C ABI's hot path) must not pay for that.
 pub(crate) fn run_length(len: usize, threads: usize) -> Option<usize> {
+    if len <= MIN_KEYS_PER_THREAD || threads == 1 {
+        return None;
+    }
     let threads = match threads {
         0 => rayon::current_num_threads(),
         t => t,

@@ -23,10 +23,49 @@ pub(crate) fn jump(mut key: u64, num_buckets: u32) -> u32 {
     b as u32
 }
 
-/// A batch; the caller has checked that the lengths match.
+/// A batch; the caller has checked that the lengths match. Keys go four
+/// at a time through [`jump_lanes`], so that four independent chains are
+/// in flight; a remainder of two or three goes two at a time.
 pub(crate) fn batch(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
     debug_assert_eq!(keys.len(), out.len());
-    for (o, &k) in out.iter_mut().zip(keys) {
+    let mut quads = keys.chunks_exact(4);
+    let mut outs = out.chunks_exact_mut(4);
+    for (k, o) in (&mut quads).zip(&mut outs) {
+        let k: [u64; 4] = k.try_into().expect("chunks of 4");
+        o.copy_from_slice(&jump_lanes(k, num_buckets));
+    }
+    let (keys, out) = (quads.remainder(), outs.into_remainder());
+    let paired = keys.len() & !1;
+    for (k, o) in keys[..paired].chunks_exact(2).zip(out.chunks_exact_mut(2)) {
+        o.copy_from_slice(&jump_lanes([k[0], k[1]], num_buckets));
+    }
+    if let (Some(&k), Some(o)) = (keys.get(paired), out.get_mut(paired)) {
         *o = jump(k, num_buckets);
+    }
+}
+
+/// [`jump`] on `L` keys in lockstep: every lane steps until all are done,
+/// a finished lane keeping its `b` and `j` (selected, not branched on, so
+/// that the keys' different lengths cost no mispredicted branch). The
+/// chains are independent, so they overlap in the pipeline: `L` keys cost
+/// about what the slowest of them costs alone.
+#[inline]
+pub(crate) fn jump_lanes<const L: usize>(mut key: [u64; L], num_buckets: u32) -> [u32; L] {
+    let n = i64::from(num_buckets);
+    let mut b = [-1i64; L];
+    let mut j = [0i64; L];
+    loop {
+        for l in 0..L {
+            let active = j[l] < n;
+            let next_b = if active { j[l] } else { b[l] };
+            key[l] = key[l].wrapping_mul(LCG_MULTIPLIER).wrapping_add(1);
+            let next_j =
+                ((next_b + 1) as f64 * ((1u64 << 31) as f64 / ((key[l] >> 33) + 1) as f64)) as i64;
+            j[l] = if active { next_j } else { j[l] };
+            b[l] = next_b;
+        }
+        if j.iter().all(|&j| j >= n) {
+            return b.map(|b| b as u32);
+        }
     }
 }

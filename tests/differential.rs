@@ -2,26 +2,72 @@
 
 mod common;
 
-use common::check_kernel;
-use jumpshard::{BucketCount, Kernel};
+use common::{check_division, check_kernel};
+use jumpshard::{BucketCount, Division, Kernel};
 
 #[test]
 fn scalar_matches_reference() {
     check_kernel(Kernel::scalar());
 }
 
+// The SIMD x86 kernels, once per division strategy (the table's choice
+// for this CPU is one of them).
+
 #[test]
-fn avx2_matches_reference() {
+fn avx2_ieee_division_matches_reference() {
     if let Some(k) = common::kernel_or_skip(Kernel::avx2(), "avx2") {
-        check_kernel(k);
+        check_division(k, Division::Ieee);
     }
 }
 
 #[test]
-fn avx512_matches_reference() {
-    if let Some(k) = common::kernel_or_skip(Kernel::avx512(), "avx512") {
-        check_kernel(k);
+fn avx2_newton_division_matches_reference() {
+    if let Some(k) = common::kernel_or_skip(Kernel::avx2(), "avx2") {
+        check_division(k, Division::Newton);
     }
+}
+
+#[test]
+fn avx2_hybrid_division_matches_reference() {
+    if let Some(k) = common::kernel_or_skip(Kernel::avx2(), "avx2") {
+        check_division(k, Division::Hybrid);
+    }
+}
+
+#[test]
+fn avx512_ieee_division_matches_reference() {
+    if let Some(k) = common::kernel_or_skip(Kernel::avx512(), "avx512") {
+        check_division(k, Division::Ieee);
+    }
+}
+
+#[test]
+fn avx512_newton_division_matches_reference() {
+    if let Some(k) = common::kernel_or_skip(Kernel::avx512(), "avx512") {
+        check_division(k, Division::Newton);
+    }
+}
+
+#[test]
+fn avx512_hybrid_division_matches_reference() {
+    if let Some(k) = common::kernel_or_skip(Kernel::avx512(), "avx512") {
+        check_division(k, Division::Hybrid);
+    }
+}
+
+#[test]
+fn kernels_without_alternatives_refuse_them() {
+    for kernel in Kernel::supported() {
+        for d in Division::ALL {
+            let forced = kernel.with_division(d);
+            assert_eq!(
+                forced.is_ok(),
+                kernel.divisions().contains(&d),
+                "{kernel} {d}"
+            );
+        }
+    }
+    assert_eq!(Kernel::scalar().divisions(), &[Division::Ieee]);
 }
 
 #[test]

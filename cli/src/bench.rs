@@ -1,20 +1,25 @@
 //! `jumpshard bench`: single-thread throughput of every kernel this CPU runs
 //! and of the compiled Figure 1 reference, measured in the same run so that
-//! the ratio means something on any machine. (With `--reshard FILE`, the
-//! streaming reshard instead: see `bench_reshard`.)
+//! the ratio means something on any machine. (With `--sizes`, keys per
+//! call instead: see `bench_sizes`; with `--reshard FILE`, the streaming
+//! reshard: see `bench_reshard`.)
 //!
 //! Each repetition times the reference and every kernel back to back on the
-//! same keys; the best repetition of each counts, which filters out
-//! interruptions by other processes.
+//! same keys, in calls of 65536 keys for the kernels and slices of 4096 for
+//! the reference (both well under a millisecond); the fastest call or slice
+//! of all repetitions counts, per loop iteration, which filters out
+//! interruptions by other processes on a shared machine and treats the
+//! reference and the kernels alike.
 
 use std::hint::black_box;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use jumpshard::verify::SplitMix64;
-use jumpshard::{reference, BucketCount, Kernel};
+use jumpshard::{reference, BucketCount, Cpu, Division, Kernel};
 use serde::Serialize;
 
-const COUNTS: [u32; 4] = [10, 1000, 1_000_000, (1 << 31) - 1];
+pub(crate) const COUNTS: [u32; 4] = [10, 1000, 1_000_000, (1 << 31) - 1];
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -27,70 +32,90 @@ pub struct Args {
     /// Print a JSON array instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Measure every division strategy of each kernel, not only the one
+    /// this CPU's table picks.
+    #[arg(long)]
+    pub all_divisions: bool,
+    /// Sweep keys per call (1 to 65536) through `jumpshard::batch`
+    /// instead, in ns per key and against Figure 1 on the same calls.
+    #[arg(long, conflicts_with = "file")]
+    pub sizes: bool,
+    /// Also draw the results as an SVG chart into FILE.
+    #[arg(long, value_name = "FILE.svg", conflicts_with = "file")]
+    pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub reshard: crate::bench_reshard::ReshardArgs,
 }
 
-#[derive(Serialize)]
-struct Row {
-    kernel: &'static str,
-    buckets: u32,
-    threads: u32,
-    keys: usize,
-    mkeys_per_s: f64,
-    ratio_vs_reference: f64,
+/// One measurement of the throughput table.
+#[derive(Serialize, Clone)]
+pub struct Row {
+    /// `reference` or a kernel name.
+    pub kernel: &'static str,
+    /// The kernel's division strategy (`ieee` for the reference).
+    pub division: &'static str,
+    /// N.
+    pub buckets: u32,
+    pub threads: u32,
+    pub keys: usize,
+    pub mkeys_per_s: f64,
+    pub ratio_vs_reference: f64,
+    /// Time-stamp-counter cycles per Figure 1 loop iteration of one key
+    /// (null where there is no such counter).
+    pub cycles_per_lane_iteration: Option<f64>,
 }
 
 pub fn run(args: &Args) -> Result<(), String> {
     if args.reshard.file.is_some() {
         return crate::bench_reshard::run(&args.reshard, args.repeat, args.json);
     }
+    if args.sizes {
+        return crate::bench_sizes::run(
+            args.repeat,
+            args.json,
+            args.all_divisions,
+            args.plot.as_deref(),
+        );
+    }
     if args.keys == 0 {
         return Err("--keys must be at least 1".into());
     }
     let keys = SplitMix64::new(0xBE7C4).keys(args.keys);
-    let kernels = Kernel::supported();
+    let kernels = measured_kernels(args.all_divisions);
     let mut rows = Vec::new();
     for n in COUNTS {
         let count = BucketCount::new(n).expect("valid count");
+        let per_key = lane_iterations(&keys, n) as f64 / keys.len() as f64;
+        let ref_slices = Slices::new(&keys, REFERENCE_SLICE, n);
+        let slices = Slices::new(&keys, KERNEL_CALL, n);
         let mut out_ref = vec![0i32; keys.len()];
         let mut out = vec![0u32; keys.len()];
-        let mut best_ref = f64::INFINITY;
-        let mut best = vec![f64::INFINITY; kernels.len()];
+        let mut best_ref = PerIteration::NONE;
+        let mut best = vec![PerIteration::NONE; kernels.len()];
         for _ in 0..args.repeat {
-            best_ref = best_ref.min(seconds(|| {
-                reference::batch(black_box(&keys), n as i32, &mut out_ref);
-                black_box(&mut out_ref);
+            best_ref = best_ref.min(ref_slices.fastest(&mut out_ref, |k, o| {
+                reference::batch(black_box(k), n as i32, o);
             }));
             for (kernel, best) in kernels.iter().zip(&mut best) {
-                let t = seconds(|| {
-                    kernel
-                        .batch(black_box(&keys), count, &mut out)
-                        .expect("lengths match");
-                    black_box(&mut out);
-                });
-                *best = best.min(t);
+                *best = best.min(slices.fastest(&mut out, |k, o| {
+                    kernel.batch(black_box(k), count, o).expect("lengths match");
+                }));
             }
         }
-        let rate = |secs: f64| keys.len() as f64 / secs / 1e6;
-        let reference_rate = rate(best_ref);
-        rows.push(Row {
-            kernel: "reference",
+        let rate = |t: PerIteration| 1e-6 / (t.seconds * per_key);
+        let row = |kernel, division, t: PerIteration| Row {
+            kernel,
+            division,
             buckets: n,
             threads: 1,
             keys: keys.len(),
-            mkeys_per_s: reference_rate,
-            ratio_vs_reference: 1.0,
-        });
-        for (kernel, secs) in kernels.iter().zip(best) {
-            rows.push(Row {
-                kernel: kernel.name(),
-                buckets: n,
-                threads: 1,
-                keys: keys.len(),
-                mkeys_per_s: rate(secs),
-                ratio_vs_reference: rate(secs) / reference_rate,
-            });
+            mkeys_per_s: rate(t),
+            ratio_vs_reference: rate(t) / rate(best_ref),
+            cycles_per_lane_iteration: t.cycles,
+        };
+        rows.push(row("reference", "ieee", best_ref));
+        for (kernel, t) in kernels.iter().zip(best) {
+            rows.push(row(kernel.name(), kernel.division().name(), t));
         }
     }
     if args.json {
@@ -101,30 +126,185 @@ pub fn run(args: &Args) -> Result<(), String> {
     } else {
         print_table(&rows, args);
     }
+    if let Some(path) = &args.plot {
+        crate::bench_plot::throughput(path, &rows)?;
+    }
     Ok(())
 }
 
-fn seconds(f: impl FnOnce()) -> f64 {
-    let start = Instant::now();
-    f();
-    start.elapsed().as_secs_f64()
+/// Keys per kernel call: long enough for the refilling loop at full speed,
+/// short enough (well under a millisecond) that on a shared machine many
+/// calls run uninterrupted.
+const KERNEL_CALL: usize = 1 << 16;
+
+/// Keys per timed slice of Figure 1, whose cost per key does not depend on
+/// the call's length: about as long in time as a kernel call.
+const REFERENCE_SLICE: usize = 1 << 12;
+
+/// The keys cut into timed slices, with the Figure 1 iterations of each.
+struct Slices<'a> {
+    slices: Vec<(&'a [u64], u64)>,
+    len: usize,
+}
+
+impl<'a> Slices<'a> {
+    fn new(keys: &'a [u64], len: usize, n: u32) -> Slices<'a> {
+        let slices = keys
+            .chunks(len)
+            .map(|s| (s, lane_iterations(s, n)))
+            .collect();
+        Slices { slices, len }
+    }
+
+    /// Runs `f` on every slice and returns the fastest, per iteration.
+    fn fastest<T>(&self, out: &mut [T], mut f: impl FnMut(&[u64], &mut [T])) -> PerIteration {
+        let mut best = PerIteration::NONE;
+        for (&(keys, iterations), out) in self.slices.iter().zip(out.chunks_mut(self.len)) {
+            let t = Timing::of(|| {
+                f(keys, out);
+                black_box(&mut *out);
+            });
+            best = best.min(PerIteration {
+                seconds: t.seconds / iterations as f64,
+                cycles: t.cycles.map(|c| c as f64 / iterations as f64),
+            });
+        }
+        best
+    }
+}
+
+/// Seconds and cycles per Figure 1 loop iteration of one key.
+#[derive(Clone, Copy)]
+struct PerIteration {
+    seconds: f64,
+    cycles: Option<f64>,
+}
+
+impl PerIteration {
+    const NONE: PerIteration = PerIteration {
+        seconds: f64::INFINITY,
+        cycles: None,
+    };
+
+    fn min(self, other: PerIteration) -> PerIteration {
+        if other.seconds < self.seconds {
+            other
+        } else {
+            self
+        }
+    }
+}
+
+/// The kernels to measure: each supported kernel with the strategy its
+/// table picks, or with every strategy it has.
+pub(crate) fn measured_kernels(all_divisions: bool) -> Vec<Kernel> {
+    Kernel::supported()
+        .into_iter()
+        .flat_map(|k| {
+            let divisions: Vec<Division> = if all_divisions {
+                k.divisions().to_vec()
+            } else {
+                vec![k.division()]
+            };
+            divisions
+                .into_iter()
+                .map(move |d| k.with_division(d).expect("one of its strategies"))
+        })
+        .collect()
+}
+
+/// How many times Figure 1's loop body runs over `keys` at `n`: the work
+/// each lane does, whatever the kernel.
+pub(crate) fn lane_iterations(keys: &[u64], n: u32) -> u64 {
+    let n = i64::from(n);
+    keys.iter()
+        .map(|&key| {
+            let (mut key, mut j, mut count) = (key, 0i64, 0u64);
+            while j < n {
+                // Figure 1's `b = j` before the step.
+                let b = j;
+                key = key
+                    .wrapping_mul(jumpshard::verify::LCG_MULTIPLIER)
+                    .wrapping_add(1);
+                j = ((b + 1) as f64 * ((1u64 << 31) as f64 / ((key >> 33) + 1) as f64)) as i64;
+                count += 1;
+            }
+            count
+        })
+        .sum()
+}
+
+/// A wall-clock time and, on x86-64, the time-stamp counter's ticks.
+#[derive(Clone, Copy)]
+pub(crate) struct Timing {
+    pub seconds: f64,
+    pub cycles: Option<u64>,
+}
+
+impl Timing {
+    pub const NONE: Timing = Timing {
+        seconds: f64::INFINITY,
+        cycles: None,
+    };
+
+    pub fn of(f: impl FnOnce()) -> Timing {
+        let ticks = cycle_counter();
+        let start = Instant::now();
+        f();
+        let seconds = start.elapsed().as_secs_f64();
+        let cycles = ticks.and_then(|t| cycle_counter().map(|u| u.wrapping_sub(t)));
+        Timing { seconds, cycles }
+    }
+
+    pub fn min(self, other: Timing) -> Timing {
+        if other.seconds < self.seconds {
+            other
+        } else {
+            self
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn cycle_counter() -> Option<u64> {
+    // SAFETY: RDTSC exists on every x86-64 CPU and has no preconditions.
+    Some(unsafe { core::arch::x86_64::_rdtsc() })
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn cycle_counter() -> Option<u64> {
+    None
+}
+
+/// The header line that names the machine: CPU, load, strategies.
+pub(crate) fn machine_line() -> String {
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "?".into());
+    format!("CPU: {}; load {load}", Cpu::this())
 }
 
 fn print_table(rows: &[Row], args: &Args) {
     println!(
-        "jumpshard bench: {} random keys, 1 thread, best of {}, {}",
+        "jumpshard bench: {} random keys, 1 thread, fastest call of {KERNEL_CALL} keys (Figure 1: slice of {REFERENCE_SLICE}) over {} repetitions, {}",
         args.keys,
         args.repeat,
         std::env::consts::ARCH
     );
+    println!("{}", machine_line());
     println!(
-        "{:<10} {:>12} {:>12} {:>10}",
-        "kernel", "N", "Mkeys/s", "vs Fig. 1"
+        "{:<10} {:<8} {:>12} {:>12} {:>10} {:>14}",
+        "kernel", "division", "N", "Mkeys/s", "vs Fig. 1", "cycles/lane-it"
     );
     for r in rows {
+        let cycles = r
+            .cycles_per_lane_iteration
+            .map_or("-".to_owned(), |c| format!("{c:.2}"));
         println!(
-            "{:<10} {:>12} {:>12.1} {:>9.2}x",
-            r.kernel, r.buckets, r.mkeys_per_s, r.ratio_vs_reference
+            "{:<10} {:<8} {:>12} {:>12.1} {:>9.2}x {:>14}",
+            r.kernel, r.division, r.buckets, r.mkeys_per_s, r.ratio_vs_reference, cycles
         );
     }
+    println!("(cycles: time-stamp counter ticks, at the CPU's nominal clock)");
 }

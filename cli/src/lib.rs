@@ -5,7 +5,9 @@
 pub mod assign;
 pub mod atomic;
 pub mod bench;
+pub mod bench_plot;
 pub mod bench_reshard;
+pub mod bench_sizes;
 pub mod input;
 pub mod pipeline;
 pub mod progress;

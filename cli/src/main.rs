@@ -33,6 +33,10 @@ enum Command {
         /// Print only the names of the supported kernels, one per line.
         #[arg(long)]
         supported: bool,
+        /// Print only `kernel:division` for every division strategy of
+        /// every supported kernel, one per line.
+        #[arg(long, conflicts_with = "supported")]
+        divisions: bool,
     },
     /// Measure each kernel's single-thread throughput against the Figure 1
     /// reference in the same run.
@@ -51,8 +55,11 @@ fn main() -> ExitCode {
         Command::Bucket { key, buckets } => jumpshard::BucketCount::try_from(buckets)
             .map(|n| println!("{}", jumpshard::bucket(key, n)))
             .map_err(|e| e.to_string()),
-        Command::Kernels { supported } => {
-            kernels(supported);
+        Command::Kernels {
+            supported,
+            divisions,
+        } => {
+            kernels(supported, divisions);
             Ok(())
         }
         Command::Verify(args) => verify::run(&args),
@@ -69,19 +76,27 @@ fn main() -> ExitCode {
     }
 }
 
-fn kernels(only_supported: bool) {
+fn kernels(only_supported: bool, only_divisions: bool) {
     let supported = jumpshard::Kernel::supported();
     if only_supported {
         supported.iter().for_each(|k| println!("{k}"));
+        return;
+    }
+    if only_divisions {
+        for k in &supported {
+            k.divisions().iter().for_each(|d| println!("{k}:{d}"));
+        }
         return;
     }
     let selection = jumpshard::kernel_selection();
     let active = jumpshard::active_kernel();
     for name in jumpshard::Kernel::NAMES {
         let state = match jumpshard::Kernel::by_name(name) {
-            Ok(k) if k == active => "supported, active",
-            Ok(_) => "supported",
-            Err(_) => "not supported here",
+            Ok(k) if k.name() == active.name() => {
+                format!("supported, active, {} division", active.division())
+            }
+            Ok(k) => format!("supported, {} division", k.division()),
+            Err(_) => "not supported here".to_owned(),
         };
         println!("{name:<8} {state}");
     }
@@ -91,4 +106,13 @@ fn kernels(only_supported: bool) {
             jumpshard::KERNEL_ENV
         );
     }
+    if let (Some(requested), Some(why)) =
+        (&selection.division_requested, &selection.division_refused)
+    {
+        println!(
+            "{} = {requested:?} was refused: {why}",
+            jumpshard::DIVISION_ENV
+        );
+    }
+    println!("CPU: {}", jumpshard::Cpu::this());
 }

@@ -3,8 +3,8 @@
 //! count. The check to run on a new platform or compiler before trusting
 //! the engine in production.
 
+use jumpshard::reference;
 use jumpshard::verify::{adversarial_keys, compare_with, edge_bucket_counts, Report, SplitMix64};
-use jumpshard::{reference, Kernel};
 use serde::Serialize;
 
 #[derive(clap::Args)]
@@ -23,6 +23,7 @@ pub struct Args {
 #[derive(Serialize)]
 struct Row {
     kernel: &'static str,
+    division: &'static str,
     pairs: u64,
     mismatches: u64,
     pass: bool,
@@ -40,7 +41,8 @@ struct Mismatch {
 pub fn run(args: &Args) -> Result<(), String> {
     let mut keys = SplitMix64::new(args.seed).keys(args.keys);
     keys.extend(adversarial_keys());
-    let kernels = Kernel::supported();
+    // Every division strategy too: each is a different computation.
+    let kernels = crate::bench::measured_kernels(true);
     let mut reports = vec![Report::default(); kernels.len()];
     let mut want = vec![0i32; keys.len()];
     for n in edge_bucket_counts() {
@@ -54,6 +56,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         .zip(reports)
         .map(|(kernel, r)| Row {
             kernel: kernel.name(),
+            division: kernel.division().name(),
             pairs: r.pairs,
             mismatches: r.mismatches,
             pass: r.mismatches == 0,
@@ -75,7 +78,11 @@ pub fn run(args: &Args) -> Result<(), String> {
     } else {
         print_table(&rows, edge_bucket_counts().len(), keys.len());
     }
-    let failed: Vec<&str> = rows.iter().filter(|r| !r.pass).map(|r| r.kernel).collect();
+    let failed: Vec<String> = rows
+        .iter()
+        .filter(|r| !r.pass)
+        .map(|r| format!("{} ({})", r.kernel, r.division))
+        .collect();
     if failed.is_empty() {
         Ok(())
     } else {
@@ -92,14 +99,14 @@ fn print_table(rows: &[Row], counts: usize, keys: usize) {
         "jumpshard verify: {keys} keys x {counts} bucket counts against Figure 1 (C++), {target}"
     );
     println!(
-        "{:<8} {:>14} {:>11}  result",
-        "kernel", "pairs", "mismatches"
+        "{:<8} {:<8} {:>14} {:>11}  result",
+        "kernel", "division", "pairs", "mismatches"
     );
     for r in rows {
         let result = if r.pass { "pass" } else { "FAIL" };
         println!(
-            "{:<8} {:>14} {:>11}  {result}",
-            r.kernel, r.pairs, r.mismatches
+            "{:<8} {:<8} {:>14} {:>11}  {result}",
+            r.kernel, r.division, r.pairs, r.mismatches
         );
         if let Some(m) = &r.first_mismatch {
             println!(

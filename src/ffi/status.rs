@@ -103,6 +103,12 @@ impl jumpshard_status {
             Error::LengthMismatch { .. } => jumpshard_status::JUMPSHARD_ERROR_INVALID_LENGTH,
             Error::UnknownKernel { .. } => jumpshard_status::JUMPSHARD_ERROR_UNKNOWN_KERNEL,
             Error::UnsupportedKernel { .. } => jumpshard_status::JUMPSHARD_ERROR_UNSUPPORTED_KERNEL,
+            // Division strategies are chosen from the environment only,
+            // never through the C ABI; these map to their kernel kin.
+            Error::UnknownDivision { .. } => jumpshard_status::JUMPSHARD_ERROR_UNKNOWN_KERNEL,
+            Error::UnsupportedDivision { .. } => {
+                jumpshard_status::JUMPSHARD_ERROR_UNSUPPORTED_KERNEL
+            }
             Error::SameBucketCount { .. } => jumpshard_status::JUMPSHARD_ERROR_INVALID_BUCKET_COUNT,
             Error::OffsetCount { .. }
             | Error::OffsetOutOfRange { .. }

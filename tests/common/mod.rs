@@ -36,7 +36,8 @@ pub fn assert_same(kernel: Kernel, what: &str, keys: &[u64], n: u32, got: &[u32]
     let bad = got.iter().zip(want).filter(|(g, w)| g != w).count();
     if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
         panic!(
-            "{kernel} differs from Figure 1 on {bad} of {} keys ({what}, N={n}); first: key {} gives {}, reference {}",
+            "{kernel} ({} division) differs from Figure 1 on {bad} of {} keys ({what}, N={n}); first: key {} gives {}, reference {}",
+            kernel.division(),
             got.len(),
             keys[i],
             got[i],
@@ -45,18 +46,12 @@ pub fn assert_same(kernel: Kernel, what: &str, keys: &[u64], n: u32, got: &[u32]
     }
 }
 
-/// Lengths 0 to 3 x lanes + 1, then around multiples of the lane count up
-/// to 64 (interleaved kernels work on several vectors at once, 8 on x86),
-/// and a few long ones (past an outbox flush).
-fn tail_lengths(lanes: usize) -> Vec<usize> {
-    let mut lens: Vec<usize> = (0..=3 * lanes.max(8) + 1).collect();
-    for m in [4, 6, 8, 10, 12, 16, 24, 32, 64] {
-        let base = m * lanes;
-        lens.extend(base.saturating_sub(2)..=base + 2);
-    }
-    lens.extend([255, 256, 257, 1000, 4097]);
-    lens.sort_unstable();
-    lens.dedup();
+/// Every length from 0 to 300, so that every crossover between a kernel's
+/// paths (one key, the short path's vector counts, the refilling loop and
+/// its tails) is covered, and a few long ones (past an outbox flush).
+fn tail_lengths() -> Vec<usize> {
+    let mut lens: Vec<usize> = (0..=300).collect();
+    lens.extend([1000, 4097]);
     lens
 }
 
@@ -76,7 +71,7 @@ pub fn check_edges(kernel: Kernel) {
     let lanes = kernel.lanes().max(8);
     let pool = rng.keys(4097 + 64);
     for n in [1, 3, 1000, (1 << 31) - 1] {
-        for len in tail_lengths(lanes) {
+        for len in tail_lengths() {
             for (in_off, out_off) in [(0, 0), (1, 0), (0, 3), (5, 7), (lanes - 1, 1)] {
                 let keys = &pool[in_off..in_off + len];
                 let want = reference_batch(keys, n);
@@ -183,6 +178,16 @@ pub fn check_bulk(kernel: Kernel) {
 pub fn check_kernel(kernel: Kernel) {
     check_edges(kernel);
     check_bulk(kernel);
+}
+
+/// [`check_kernel`] with the kernel forced to `division`, which it must
+/// have (every SIMD x86 kernel has every strategy).
+pub fn check_division(kernel: Kernel, division: jumpshard::Division) {
+    let kernel = kernel
+        .with_division(division)
+        .unwrap_or_else(|e| panic!("{kernel}: {e}"));
+    assert_eq!(kernel.division(), division);
+    check_kernel(kernel);
 }
 
 /// The kernel if this CPU runs it. Where it does not, the test passes with a

@@ -12,6 +12,7 @@ use core::arch::aarch64::*;
 
 use super::lcg;
 use crate::arch::long_keys;
+use crate::scalar;
 
 /// Vectors advanced in turn, so that their dependency chains (dominated by
 /// the division's latency) overlap.
@@ -31,10 +32,64 @@ const TWO_POW_31: f64 = 2_147_483_648.0;
 /// (a shorter `out` panics; nothing is ever accessed out of bounds).
 #[target_feature(enable = "neon")]
 pub(crate) unsafe fn batch(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
-    if long_keys(num_buckets) {
-        run::<3>(keys, num_buckets, out);
-    } else {
-        run::<2>(keys, num_buckets, out);
+    match keys.len() {
+        0 => {}
+        // One key: the scalar loop has the shortest chain.
+        1 => out[0] = scalar::jump(keys[0], num_buckets),
+        2 => block::<1>(keys, num_buckets, out),
+        3 | 4 => block::<2>(keys, num_buckets, out),
+        5..=SHORT_MAX => block::<4>(keys, num_buckets, out),
+        _ if long_keys(num_buckets) => run::<3>(keys, num_buckets, out),
+        _ => run::<2>(keys, num_buckets, out),
+    }
+}
+
+/// Batches up to this long take the short path ([`block`]): the vectors
+/// are loaded once and stepped until their slowest lane is done, with no
+/// refill. As many keys as the refilling loop keeps in flight; inferred
+/// from the x86 measurements, not yet measured on ARM hardware.
+const SHORT_MAX: usize = GROUPS * LANES;
+
+/// Up to `V * 2` keys, each vector loaded once and every vector stepped one
+/// iteration at a time until all their lanes are done. A lane past the keys
+/// starts done.
+#[inline]
+#[target_feature(enable = "neon")]
+fn block<const V: usize>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
+    debug_assert!(keys.len() == out.len() && keys.len() <= V * LANES);
+    let limit = vdupq_n_f64(f64::from(num_buckets));
+    let mut state = [vdupq_n_u64(0); V];
+    let mut prev = [vdupq_n_f64(0.0); V];
+    let mut done = [vdupq_n_u64(u64::MAX); V];
+    for (v, pair) in keys.chunks(LANES).enumerate() {
+        state[v] = vsetq_lane_u64::<0>(pair[0], state[v]);
+        done[v] = vsetq_lane_u64::<0>(0, done[v]);
+        if let Some(&key) = pair.get(1) {
+            state[v] = vsetq_lane_u64::<1>(key, state[v]);
+            done[v] = vsetq_lane_u64::<1>(0, done[v]);
+        }
+    }
+    loop {
+        let mut all = vdupq_n_u64(u64::MAX);
+        for v in 0..V {
+            state[v] = lcg::step(state[v]);
+            let d = vcvtq_f64_u64(vaddq_u64(vshrq_n_u64::<33>(state[v]), vdupq_n_u64(1)));
+            let q = vdivq_f64(vdupq_n_f64(TWO_POW_31), d);
+            let x = vfmaq_f64(q, prev[v], q);
+            done[v] = vorrq_u64(done[v], vcgeq_f64(x, limit));
+            prev[v] = vbslq_f64(done[v], prev[v], vrndq_f64(x));
+            all = vandq_u64(all, done[v]);
+        }
+        if vminvq_u32(vreinterpretq_u32_u64(all)) != 0 {
+            break;
+        }
+    }
+    for (v, pair) in out.chunks_mut(LANES).enumerate() {
+        // `b` is an integer in [0, N - 1], so the conversions are exact.
+        pair[0] = vgetq_lane_f64::<0>(prev[v]) as u32;
+        if let Some(o) = pair.get_mut(1) {
+            *o = vgetq_lane_f64::<1>(prev[v]) as u32;
+        }
     }
 }
 

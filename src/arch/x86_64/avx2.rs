@@ -10,9 +10,10 @@
 use core::arch::x86_64::*;
 
 use super::outbox::{packed_position, Outbox, CHUNK, PACK_BIAS_F64};
-use super::quotient::{divide_256, scaled_divisor_256};
+use super::quotient::{quotient_256, scaled_divisor_256};
 use super::{lowest_lanes, prefetch};
-use crate::scalar::LCG_MULTIPLIER;
+use crate::scalar::{self, LCG_MULTIPLIER};
+use crate::Division;
 
 /// Vectors advanced in turn, so that their dependency chains overlap.
 /// Measured: 8 is at the plateau (4 reached about 55% of it).
@@ -20,19 +21,129 @@ const GROUPS: usize = 8;
 
 const LANES: usize = 4;
 
-/// Computes Figure 1 for every key.
+/// Batches up to this long take the short path ([`short`]): blocks of up
+/// to 32 keys (8 vectors), each vector loaded once and run until its
+/// block's slowest lane is done, with no refill, outbox or group setup.
+/// Measured (`jumpshard bench --sizes`, README): a block of 32 keys costs
+/// about the refilling loop's per-key time, and the loop's setup and drain
+/// cost more than that below about a thousand keys.
+pub(crate) const SHORT_MAX: usize = 1024;
+
+/// Keys per block of the short path: 8 vectors, as many as the refilling
+/// loop keeps in flight (16 vectors' state would not fit in the 16
+/// registers).
+const BLOCK: usize = 8 * LANES;
+
+/// Computes Figure 1 for every key, dividing as `division` says.
 ///
 /// # Safety
 /// The CPU must support every feature enabled here, `keys.len()` must equal
 /// `out.len()`, and `num_buckets` must lie in `1..=2^31-1`.
 #[target_feature(enable = "avx2,fma,popcnt")]
-pub(crate) unsafe fn batch(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
+pub(crate) unsafe fn batch(keys: &[u64], num_buckets: u32, out: &mut [u32], division: Division) {
+    match division {
+        Division::Ieee => by_length::<false, false>(keys, num_buckets, out),
+        Division::Newton => by_length::<true, true>(keys, num_buckets, out),
+        Division::Hybrid => by_length::<false, true>(keys, num_buckets, out),
+    }
+}
+
+/// The path for this length. Even-numbered vectors use the refined
+/// reciprocal when `EVEN`, odd ones when `ODD` (else IEEE division).
+#[inline]
+#[target_feature(enable = "avx2,fma,popcnt")]
+fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
+    match (keys, &mut *out) {
+        ([], _) => return,
+        // One key: the scalar loop has the shortest chain; two: two
+        // scalar chains in lockstep (measured faster than one vector).
+        ([key], [o]) => return *o = scalar::jump(*key, num_buckets),
+        (&[a, b], [o, p]) => {
+            [*o, *p] = scalar::jump_lanes([a, b], num_buckets);
+            return;
+        }
+        _ => {}
+    }
+    if keys.len() <= SHORT_MAX {
+        short::<EVEN, ODD>(keys, num_buckets, out);
+        return;
+    }
     for (keys, out) in keys.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
         if crate::arch::long_keys(num_buckets) {
-            run::<3>(keys, num_buckets, out);
+            run::<3, EVEN, ODD>(keys, num_buckets, out);
         } else {
-            run::<2>(keys, num_buckets, out);
+            run::<2, EVEN, ODD>(keys, num_buckets, out);
         }
+    }
+}
+
+/// A short batch (`3..=SHORT_MAX` keys) in blocks of [`BLOCK`] keys, each
+/// in as few vectors as hold it.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn short<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
+    for (keys, out) in keys.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
+        match keys.len().div_ceil(LANES) {
+            1 => block::<1, EVEN, ODD>(keys, num_buckets, out),
+            2 => block::<2, EVEN, ODD>(keys, num_buckets, out),
+            3 => block::<3, EVEN, ODD>(keys, num_buckets, out),
+            4 => block::<4, EVEN, ODD>(keys, num_buckets, out),
+            5 | 6 => block::<6, EVEN, ODD>(keys, num_buckets, out),
+            _ => block::<8, EVEN, ODD>(keys, num_buckets, out),
+        }
+    }
+}
+
+/// Up to `V * 4` keys, each vector loaded once (a masked load of exactly
+/// its keys) and every vector stepped one iteration at a time until all
+/// their lanes are done. A lane past the keys starts done.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn block<const V: usize, const EVEN: bool, const ODD: bool>(
+    keys: &[u64],
+    num_buckets: u32,
+    out: &mut [u32],
+) {
+    debug_assert!(keys.len() == out.len() && keys.len() <= V * LANES);
+    let limit = _mm256_set1_pd(f64::from(num_buckets));
+    let mut state = [_mm256_setzero_si256(); V];
+    let mut prev = [_mm256_setzero_pd(); V];
+    let mut done = [_mm256_setzero_pd(); V];
+    for v in 0..V {
+        let start = (v * LANES).min(keys.len());
+        let count = (keys.len() - start).min(LANES);
+        let lanes = lane_mask((1 << count) - 1);
+        // SAFETY: the masked load reads only the `count` lanes set in
+        // `lanes`, the keys `start..start + count`, which lie inside
+        // `keys`; the other lanes read nothing and cannot fault.
+        state[v] = unsafe { _mm256_maskload_epi64(keys.as_ptr().add(start).cast(), lanes) };
+        done[v] = _mm256_castsi256_pd(_mm256_xor_si256(lanes, _mm256_set1_epi64x(-1)));
+    }
+    loop {
+        let mut all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+        for v in 0..V {
+            state[v] = lcg(state[v]);
+            let scaled = scaled_divisor_256(state[v]);
+            let q = if v % 2 == 0 {
+                quotient_256::<EVEN>(scaled)
+            } else {
+                quotient_256::<ODD>(scaled)
+            };
+            let x = _mm256_fmadd_pd(prev[v], q, q);
+            done[v] = _mm256_or_pd(done[v], _mm256_cmp_pd::<_CMP_GE_OQ>(x, limit));
+            let truncated = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(x);
+            prev[v] = _mm256_blendv_pd(truncated, prev[v], done[v]);
+            all = _mm256_and_pd(all, done[v]);
+        }
+        if _mm256_movemask_pd(all) == 0b1111 {
+            break;
+        }
+    }
+    for (v, out) in out.chunks_mut(LANES).enumerate() {
+        let mut answers = [0u32; LANES];
+        // SAFETY: `answers` is 4 `u32`, the 16 bytes the store writes.
+        unsafe { _mm_storeu_si128(answers.as_mut_ptr().cast(), _mm256_cvttpd_epi32(prev[v])) };
+        out.copy_from_slice(&answers[..out.len()]);
     }
 }
 
@@ -208,12 +319,15 @@ fn lcg(state: __m256i) -> __m256i {
 /// Returns the finished lanes as a 4-bit mask and as a vector.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn steps<const S: usize>(lanes: &mut Lanes, slots: &mut [u64]) -> (u32, __m256i) {
+fn steps<const S: usize, const NEWTON: bool>(
+    lanes: &mut Lanes,
+    slots: &mut [u64],
+) -> (u32, __m256i) {
     let mut finished = _mm256_setzero_pd();
     for _ in 0..S {
         lanes.state = lcg(lanes.state);
         // q = 2^31 / ((key >> 33) + 1), exactly.
-        let q = divide_256(scaled_divisor_256(lanes.state));
+        let q = quotient_256::<NEWTON>(scaled_divisor_256(lanes.state));
         // x = (b + 1) q with one rounding: fma(b, q, q).
         let x = _mm256_fmadd_pd(lanes.prev, q, q);
         // Figure 1 stops when j = trunc(x) >= N, that is when x >= N.
@@ -237,11 +351,16 @@ fn steps<const S: usize>(lanes: &mut Lanes, slots: &mut [u64]) -> (u32, __m256i)
 }
 
 /// The kernel loop: [`GROUPS`] vectors in flight, each refilled after
-/// every `S` iterations (see `crate::arch::long_keys`).
+/// every `S` iterations (see `crate::arch::long_keys`); even-numbered
+/// vectors use the refined reciprocal when `EVEN`, odd ones when `ODD`.
 /// `keys.len() == out.len() <= CHUNK`.
 #[inline]
 #[target_feature(enable = "avx2,fma,popcnt")]
-fn run<const S: usize>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
+fn run<const S: usize, const EVEN: bool, const ODD: bool>(
+    keys: &[u64],
+    num_buckets: u32,
+    out: &mut [u32],
+) {
     debug_assert!(keys.len() == out.len() && keys.len() <= CHUNK);
     let mut feed = Feed {
         keys,
@@ -261,10 +380,13 @@ fn run<const S: usize>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
     }
     while feed.idle < GROUPS * LANES {
         outbox.make_room(GROUPS * LANES, out);
-        for lanes in &mut groups {
-            let (done, done_lanes) = steps::<S>(lanes, outbox.slots(LANES));
+        for pair in groups.chunks_exact_mut(2) {
+            let (done, done_lanes) = steps::<S, EVEN>(&mut pair[0], outbox.slots(LANES));
             outbox.commit(done.count_ones() as usize);
-            feed.refill(lanes, done, done_lanes);
+            feed.refill(&mut pair[0], done, done_lanes);
+            let (done, done_lanes) = steps::<S, ODD>(&mut pair[1], outbox.slots(LANES));
+            outbox.commit(done.count_ones() as usize);
+            feed.refill(&mut pair[1], done, done_lanes);
         }
     }
     outbox.flush(out);

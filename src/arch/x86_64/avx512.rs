@@ -9,9 +9,10 @@
 use core::arch::x86_64::*;
 
 use super::outbox::{packed_position, Outbox, CHUNK, PACK_BIAS_F64};
-use super::quotient::{divide_512, scaled_divisor_512};
+use super::quotient::{quotient_512, scaled_divisor_512};
 use super::{lowest_lanes, prefetch};
-use crate::scalar::LCG_MULTIPLIER;
+use crate::scalar::{self, LCG_MULTIPLIER};
+use crate::Division;
 
 /// Vectors advanced in turn, so that their dependency chains (multiply,
 /// divide, FMA, compare, refill) overlap. Measured: 8 is at the plateau
@@ -20,19 +21,143 @@ const GROUPS: usize = 8;
 
 const LANES: usize = 8;
 
-/// Computes Figure 1 for every key.
+/// Batches up to this long take the short path ([`short`]): blocks of up
+/// to 64 keys (8 vectors), each vector loaded once and run until its
+/// block's slowest lane is done, with no refill, outbox or group setup.
+/// Measured (`jumpshard bench --sizes`, README): with the refined
+/// reciprocal on some vectors a block of 64 keys costs about 7% more per
+/// key than the refilling loop at full length, and the loop's setup and
+/// drain cost more than that below a few hundred keys.
+pub(crate) const SHORT_MAX: usize = 512;
+
+/// [`SHORT_MAX`] when every vector divides: blocks then waste the
+/// divider's time on lanes that finished early (a block of 64 keys costs
+/// half as much again per key as the loop at full length), so from 65 keys the
+/// refilling loop is faster.
+pub(crate) const SHORT_MAX_IEEE: usize = 64;
+
+/// Keys per block of the short path: 8 vectors, as many as the refilling
+/// loop keeps in flight, whose state (24 registers) fits in the 32.
+const BLOCK: usize = 8 * LANES;
+
+/// Computes Figure 1 for every key, dividing as `division` says.
 ///
 /// # Safety
 /// The CPU must support every feature enabled here, `keys.len()` must equal
 /// `out.len()`, and `num_buckets` must lie in `1..=2^31-1`.
 #[target_feature(enable = "avx512f,avx512dq,popcnt")]
-pub(crate) unsafe fn batch(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
+pub(crate) unsafe fn batch(keys: &[u64], num_buckets: u32, out: &mut [u32], division: Division) {
+    match division {
+        Division::Ieee => by_length::<false, false>(keys, num_buckets, out),
+        Division::Newton => by_length::<true, true>(keys, num_buckets, out),
+        Division::Hybrid => by_length::<false, true>(keys, num_buckets, out),
+    }
+}
+
+/// The path for this length. Even-numbered vectors use the refined
+/// reciprocal when `EVEN`, odd ones when `ODD` (else IEEE division).
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,popcnt")]
+fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
+    match (keys, &mut *out) {
+        ([], _) => return,
+        // One key: the scalar loop has the shortest chain; two: two
+        // scalar chains in lockstep (measured faster than one vector).
+        ([key], [o]) => return *o = scalar::jump(*key, num_buckets),
+        (&[a, b], [o, p]) => {
+            [*o, *p] = scalar::jump_lanes([a, b], num_buckets);
+            return;
+        }
+        _ => {}
+    }
+    let short_max = if EVEN || ODD {
+        SHORT_MAX
+    } else {
+        SHORT_MAX_IEEE
+    };
+    if keys.len() <= short_max {
+        short::<EVEN, ODD>(keys, num_buckets, out);
+        return;
+    }
     for (keys, out) in keys.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
         if crate::arch::long_keys(num_buckets) {
-            run::<3>(keys, num_buckets, out);
+            run::<3, EVEN, ODD>(keys, num_buckets, out);
         } else {
-            run::<2>(keys, num_buckets, out);
+            run::<2, EVEN, ODD>(keys, num_buckets, out);
         }
+    }
+}
+
+/// A short batch (`3..=SHORT_MAX` keys) in blocks of [`BLOCK`] keys, each
+/// in as few vectors as hold it.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn short<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
+    for (keys, out) in keys.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
+        match keys.len().div_ceil(LANES) {
+            1 => block::<1, EVEN, ODD>(keys, num_buckets, out),
+            2 => block::<2, EVEN, ODD>(keys, num_buckets, out),
+            3 => block::<3, EVEN, ODD>(keys, num_buckets, out),
+            4 => block::<4, EVEN, ODD>(keys, num_buckets, out),
+            5 | 6 => block::<6, EVEN, ODD>(keys, num_buckets, out),
+            _ => block::<8, EVEN, ODD>(keys, num_buckets, out),
+        }
+    }
+}
+
+/// Up to `V * 8` keys, each vector loaded once (a masked load of exactly
+/// its keys) and every vector stepped one iteration at a time until all
+/// their lanes are done. A lane past the keys starts done. The cost is
+/// about the slowest key's chain, so a vector of 8 keys costs what one
+/// or two scalar keys cost.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn block<const V: usize, const EVEN: bool, const ODD: bool>(
+    keys: &[u64],
+    num_buckets: u32,
+    out: &mut [u32],
+) {
+    debug_assert!(keys.len() == out.len() && keys.len() <= V * LANES);
+    let limit = _mm512_set1_pd(f64::from(num_buckets));
+    let mut state = [_mm512_setzero_si512(); V];
+    let mut prev = [_mm512_setzero_pd(); V];
+    let mut done: [__mmask8; V] = [0xFF; V];
+    for v in 0..V {
+        let start = (v * LANES).min(keys.len());
+        let count = (keys.len() - start).min(LANES);
+        let lanes = ((1u32 << count) - 1) as __mmask8;
+        // SAFETY: the masked load reads only the `count` lanes in `lanes`,
+        // the keys `start..start + count`, which lie inside `keys`; the
+        // other lanes read nothing and cannot fault.
+        state[v] = unsafe { _mm512_maskz_loadu_epi64(lanes, keys.as_ptr().add(start).cast()) };
+        done[v] = !lanes;
+    }
+    loop {
+        let mut all = 0xFF;
+        for v in 0..V {
+            state[v] = lcg(state[v]);
+            let scaled = scaled_divisor_512(state[v]);
+            let q = if v % 2 == 0 {
+                quotient_512::<EVEN>(scaled)
+            } else {
+                quotient_512::<ODD>(scaled)
+            };
+            let x = _mm512_fmadd_pd(prev[v], q, q);
+            done[v] |= _mm512_cmp_pd_mask::<_CMP_GE_OQ>(x, limit);
+            prev[v] = _mm512_mask_roundscale_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(
+                prev[v], !done[v], x,
+            );
+            all &= done[v];
+        }
+        if all == 0xFF {
+            break;
+        }
+    }
+    for (v, out) in out.chunks_mut(LANES).enumerate() {
+        let mut answers = [0u32; LANES];
+        // SAFETY: `answers` is 8 `u32`, the 32 bytes the store writes.
+        unsafe { _mm256_storeu_si256(answers.as_mut_ptr().cast(), _mm512_cvttpd_epu32(prev[v])) };
+        out.copy_from_slice(&answers[..out.len()]);
     }
 }
 
@@ -122,12 +247,12 @@ fn lcg(state: __m512i) -> __m512i {
 /// Returns the finished lanes.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq")]
-fn steps<const S: usize>(lanes: &mut Lanes, slots: &mut [u64]) -> __mmask8 {
+fn steps<const S: usize, const NEWTON: bool>(lanes: &mut Lanes, slots: &mut [u64]) -> __mmask8 {
     let mut done: __mmask8 = 0;
     for _ in 0..S {
         lanes.state = lcg(lanes.state);
         // q = 2^31 / ((key >> 33) + 1), exactly.
-        let q = divide_512(scaled_divisor_512(lanes.state));
+        let q = quotient_512::<NEWTON>(scaled_divisor_512(lanes.state));
         // x = (b + 1) q with one rounding: fma(b, q, q).
         let x = _mm512_fmadd_pd(lanes.prev, q, q);
         // Figure 1 stops when j = trunc(x) >= N, that is when x >= N.
@@ -155,11 +280,16 @@ fn steps<const S: usize>(lanes: &mut Lanes, slots: &mut [u64]) -> __mmask8 {
 }
 
 /// The kernel loop: [`GROUPS`] vectors in flight, each refilled after
-/// every `S` iterations (see `crate::arch::long_keys`).
+/// every `S` iterations (see `crate::arch::long_keys`); even-numbered
+/// vectors use the refined reciprocal when `EVEN`, odd ones when `ODD`.
 /// `keys.len() == out.len() <= CHUNK`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,popcnt")]
-fn run<const S: usize>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
+fn run<const S: usize, const EVEN: bool, const ODD: bool>(
+    keys: &[u64],
+    num_buckets: u32,
+    out: &mut [u32],
+) {
     debug_assert!(keys.len() == out.len() && keys.len() <= CHUNK);
     let mut feed = Feed {
         keys,
@@ -178,10 +308,13 @@ fn run<const S: usize>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
     }
     while feed.idle < GROUPS * LANES {
         outbox.make_room(GROUPS * LANES, out);
-        for lanes in &mut groups {
-            let done = steps::<S>(lanes, outbox.slots(LANES));
+        for pair in groups.chunks_exact_mut(2) {
+            let done = steps::<S, EVEN>(&mut pair[0], outbox.slots(LANES));
             outbox.commit(done.count_ones() as usize);
-            feed.refill(lanes, done);
+            feed.refill(&mut pair[0], done);
+            let done = steps::<S, ODD>(&mut pair[1], outbox.slots(LANES));
+            outbox.commit(done.count_ones() as usize);
+            feed.refill(&mut pair[1], done);
         }
     }
     outbox.flush(out);

@@ -8,12 +8,18 @@
 //! 2. `D = ((state >> 33) + 1) * 2^-31`, built exactly from the bits
 //!    ([`quotient`]);
 //! 3. `q = RN(1 / D)`, which equals Figure 1's `RN(2^31 / d)`, by IEEE
-//!    division ([`quotient`], checked over every divisor);
+//!    division or by a refined reciprocal, per vector, as the kernel's
+//!    [`crate::Division`] strategy says ([`quotient`], both checked over
+//!    every divisor);
 //! 4. `x = fma(b, q, q) = RN((b + 1) q)`, Figure 1's product with its single
 //!    rounding (`b + 1 <= 2^31` is exact);
 //! 5. the key is done when `x >= N` (for an integer `N` and `x >= 0`,
 //!    `trunc(x) < N` exactly when `x < N`), and its answer is `b`;
 //!    otherwise `b = trunc(x)`, which is below `N < 2^31`.
+//!
+//! Batches of up to a few hundred keys take a short path instead (each
+//! kernel's `short`): blocks of up to 8 vectors loaded once and stepped
+//! until their slowest lane is done, with none of the machinery below.
 //!
 //! The loop around it, the same in both kernels:
 //!

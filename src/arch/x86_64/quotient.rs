@@ -8,14 +8,19 @@
 //! underflow in this range), `RN(2^31 / d) = RN(1 / D)`. That saves the
 //! multiplication by `2^31` the quotient would otherwise need.
 //!
-//! The quotient is an IEEE division, `RN(1 / D)`. A reciprocal estimate
-//! (`vrcp14pd`, or `vrcpps` on AVX2) refined by three FMA Newton steps also
-//! gives `RN(1 / D)` for all these divisors (an exhaustive check passed),
-//! but measured slower here, alone or mixed with division across vectors:
-//! on AMD Zen 5 the divider keeps up with the kernels' other work, and the
-//! seven extra floating-point operations do not. The exhaustive tests below
-//! check the scaled divisor and the division together against Figure 1's
-//! `2^31 / d` for every one of the 2^31 divisors.
+//! The quotient `RN(1 / D)` comes from one of two exact forms, chosen per
+//! vector at compile time (the kernels' `NEWTON` parameter, set by the
+//! [`crate::Division`] strategy):
+//!
+//! - IEEE division (`vdivpd`), Figure 1's own operation;
+//! - a reciprocal estimate (`vrcp14pd` on AVX-512, `vrcpps` on AVX2)
+//!   refined by FMA steps ([`newton_512`], [`newton_256`]). This is a
+//!   replacement of an IEEE operation, so the exhaustive tests below check
+//!   it, like the division, against Figure 1's `2^31 / d` for every one of
+//!   the 2^31 divisors. It costs six (AVX-512) or ten (AVX2, with its
+//!   conversions) floating-point operations where division costs one, but they run on the FMA ports, which on
+//!   CPUs with a slow divider (Intel's `vdivpd zmm` takes 16 cycles) are
+//!   idle while the divider is the bottleneck.
 
 use core::arch::x86_64::*;
 
@@ -65,6 +70,67 @@ pub(super) fn divide_256(scaled: __m256d) -> __m256d {
     _mm256_div_pd(_mm256_set1_pd(1.0), scaled)
 }
 
+/// `RN(1 / D)` from the 14-bit reciprocal estimate, for eight scaled
+/// divisors. With `e = 1 - D q` (exact in one FMA), `q (1 + e + e^2)` has
+/// relative error about `e^3 <= 2^-42`; one correction `q + q (1 - D q)`
+/// leaves about `2^-84`. A bound alone does not settle the final rounding
+/// at that distance (`1 / D` can lie as close as `2^-86` to a rounding
+/// midpoint when `D` has 32 significant bits): the exhaustive test below
+/// does, for every divisor. (The same shortcut from AVX2's coarser 12-bit
+/// estimate fails that test for 409 divisors, so [`newton_256`] takes one
+/// more term.)
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(super) fn newton_512(scaled: __m512d) -> __m512d {
+    let one = _mm512_set1_pd(1.0);
+    let q = _mm512_rcp14_pd(scaled);
+    let e = _mm512_fnmadd_pd(scaled, q, one);
+    let q = _mm512_fmadd_pd(q, _mm512_fmadd_pd(e, e, e), q);
+    let r = _mm512_fnmadd_pd(scaled, q, one);
+    _mm512_fmadd_pd(q, r, q)
+}
+
+/// `RN(1 / D)` from the 12-bit single-precision reciprocal estimate, for
+/// four scaled divisors: from relative error up to `1.5 2^-12`,
+/// `q (1 + e + e^2 + e^3)` leaves about `e^4 = 2^-45.6` and the correction
+/// about `2^-91`, inside the `2^-86` margin. `D` is in
+/// `[2^-31, 1]`, well inside the single-precision range.
+#[inline]
+#[target_feature(enable = "avx,fma")]
+pub(super) fn newton_256(scaled: __m256d) -> __m256d {
+    let one = _mm256_set1_pd(1.0);
+    let q = _mm256_cvtps_pd(_mm_rcp_ps(_mm256_cvtpd_ps(scaled)));
+    let e = _mm256_fnmadd_pd(scaled, q, one);
+    let p = _mm256_fmadd_pd(_mm256_fmadd_pd(e, e, e), e, e);
+    let q = _mm256_fmadd_pd(q, p, q);
+    let r = _mm256_fnmadd_pd(scaled, q, one);
+    _mm256_fmadd_pd(q, r, q)
+}
+
+/// `RN(1 / D)` for eight scaled divisors, by [`newton_512`] when `NEWTON`,
+/// else by IEEE division.
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(super) fn quotient_512<const NEWTON: bool>(scaled: __m512d) -> __m512d {
+    if NEWTON {
+        newton_512(scaled)
+    } else {
+        divide_512(scaled)
+    }
+}
+
+/// `RN(1 / D)` for four scaled divisors, by [`newton_256`] when `NEWTON`,
+/// else by IEEE division.
+#[inline]
+#[target_feature(enable = "avx,fma")]
+pub(super) fn quotient_256<const NEWTON: bool>(scaled: __m256d) -> __m256d {
+    if NEWTON {
+        newton_256(scaled)
+    } else {
+        divide_256(scaled)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! Exhaustive: every divisor `d` in `[1, 2^31]`, reached from the LCG
@@ -86,7 +152,7 @@ mod tests {
 
     /// Mismatches and the count of divisors seen.
     #[target_feature(enable = "avx512f")]
-    fn sweep_512() -> (u64, u64) {
+    fn sweep_512<const NEWTON: bool>() -> (u64, u64) {
         let two31 = _mm512_set1_pd(2_147_483_648.0);
         let mut d = _mm512_setr_epi64(1, 2, 3, 4, 5, 6, 7, 8);
         let step = _mm512_set1_epi64(8);
@@ -96,7 +162,7 @@ mod tests {
             let scaled = scaled_divisor_512(state);
             // What Figure 1 computes: 2^31 / (double)d.
             let want = _mm512_castpd_si512(_mm512_div_pd(two31, int_to_f64_512(d)));
-            let got = _mm512_castpd_si512(divide_512(scaled));
+            let got = _mm512_castpd_si512(quotient_512::<NEWTON>(scaled));
             bad += u64::from(_mm512_cmpneq_epi64_mask(got, want).count_ones());
             seen += 8;
             d = _mm512_add_epi64(d, step);
@@ -113,8 +179,8 @@ mod tests {
         _mm512_sub_pd(biased, _mm512_set1_pd(4_503_599_627_370_496.0))
     }
 
-    #[target_feature(enable = "avx2")]
-    fn sweep_256() -> (u64, u64) {
+    #[target_feature(enable = "avx2,fma")]
+    fn sweep_256<const NEWTON: bool>() -> (u64, u64) {
         let two31 = _mm256_set1_pd(2_147_483_648.0);
         let magic = _mm256_set1_epi64x(0x4330_0000_0000_0000);
         let mut d = _mm256_setr_epi64x(1, 2, 3, 4);
@@ -128,7 +194,7 @@ mod tests {
                 _mm256_set1_pd(4_503_599_627_370_496.0),
             );
             let want = _mm256_castpd_si256(_mm256_div_pd(two31, exact_d));
-            let got = _mm256_castpd_si256(divide_256(scaled));
+            let got = _mm256_castpd_si256(quotient_256::<NEWTON>(scaled));
             let same = _mm256_castsi256_pd(_mm256_cmpeq_epi64(got, want));
             bad += u64::from(4 - _mm256_movemask_pd(same).count_ones());
             seen += 4;
@@ -145,21 +211,47 @@ mod tests {
         }
         // SAFETY: AVX-512F, the only feature `sweep_512` enables, was
         // detected just above.
-        let (bad, seen) = unsafe { sweep_512() };
+        let (bad, seen) = unsafe { sweep_512::<false>() };
         assert_eq!(seen, ALL);
         assert_eq!(bad, 0, "1 / D differs from 2^31 / d");
     }
 
     #[test]
+    fn avx512_newton_quotient_is_exact_for_every_divisor() {
+        if !is_x86_feature_detected!("avx512f") {
+            assert!(!required("avx512"), "AVX-512F required but missing");
+            return;
+        }
+        // SAFETY: AVX-512F, the only feature `sweep_512` enables, was
+        // detected just above.
+        let (bad, seen) = unsafe { sweep_512::<true>() };
+        assert_eq!(seen, ALL);
+        assert_eq!(bad, 0, "the refined reciprocal differs from 2^31 / d");
+    }
+
+    #[test]
     fn avx2_quotient_is_exact_for_every_divisor() {
-        if !is_x86_feature_detected!("avx2") {
+        if !is_x86_feature_detected!("avx2") || !is_x86_feature_detected!("fma") {
             assert!(!required("avx2"), "AVX2 required but missing");
             return;
         }
-        // SAFETY: AVX2, the only feature `sweep_256` enables, was detected
-        // just above.
-        let (bad, seen) = unsafe { sweep_256() };
+        // SAFETY: AVX2 and FMA, the features `sweep_256` enables, were
+        // detected just above.
+        let (bad, seen) = unsafe { sweep_256::<false>() };
         assert_eq!(seen, ALL);
         assert_eq!(bad, 0, "1 / D differs from 2^31 / d");
+    }
+
+    #[test]
+    fn avx2_newton_quotient_is_exact_for_every_divisor() {
+        if !is_x86_feature_detected!("avx2") || !is_x86_feature_detected!("fma") {
+            assert!(!required("avx2"), "AVX2 required but missing");
+            return;
+        }
+        // SAFETY: AVX2 and FMA, the features `sweep_256` enables, were
+        // detected just above.
+        let (bad, seen) = unsafe { sweep_256::<true>() };
+        assert_eq!(seen, ALL);
+        assert_eq!(bad, 0, "the refined reciprocal differs from 2^31 / d");
     }
 }

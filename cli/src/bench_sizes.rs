@@ -1,0 +1,147 @@
+//! `jumpshard bench --sizes`: nanoseconds per key against keys per call,
+//! the storage hot path, through `jumpshard::batch` (the entry point users
+//! call, dispatch included) with each kernel made active in turn, against
+//! Figure 1 over the same calls in the same run.
+//!
+//! Each measurement walks a pool of keys in calls of the given size, so
+//! that every call sees new keys. The walk is timed in slices of at least
+//! 4096 keys, and the fastest slice of all the repetitions counts: on a
+//! shared machine a slice this short (tens of microseconds for the kernels,
+//! about a millisecond for Figure 1) often runs uninterrupted, so the
+//! reference and the kernels are both measured at their unloaded speed,
+//! whichever of them takes longer in total.
+
+use std::hint::black_box;
+use std::path::Path;
+
+use jumpshard::verify::SplitMix64;
+use jumpshard::{reference, BucketCount, Kernel};
+use serde::Serialize;
+
+use crate::bench::{machine_line, measured_kernels, Timing};
+
+/// Keys per call.
+pub const SIZES: [usize; 11] = [1, 2, 4, 8, 16, 32, 64, 256, 1024, 4096, 65536];
+
+/// The counts of the storage use case: a small cluster and a huge one.
+const COUNTS: [u32; 2] = [1000, 1_000_000];
+
+/// Keys walked per measurement (a multiple of every size).
+const POOL: usize = 1 << 17;
+
+/// Keys per timed slice, at least (a multiple of every size below it).
+const SLICE: usize = 4096;
+
+/// One measurement.
+#[derive(Serialize, Clone)]
+pub struct SizeRow {
+    /// `reference` or a kernel name.
+    pub kernel: &'static str,
+    /// The kernel's division strategy (`ieee` for the reference).
+    pub division: &'static str,
+    /// N.
+    pub buckets: u32,
+    pub keys_per_call: usize,
+    pub ns_per_key: f64,
+    pub ratio_vs_reference: f64,
+}
+
+pub fn run(
+    repeat: u32,
+    json: bool,
+    all_divisions: bool,
+    plot: Option<&Path>,
+) -> Result<(), String> {
+    let keys = SplitMix64::new(0x51_2E5).keys(POOL);
+    let mut out = vec![0u32; POOL];
+    let mut out_ref = vec![0i32; POOL];
+    let kernels = measured_kernels(all_divisions);
+    let before = jumpshard::active_kernel();
+    let mut rows = Vec::new();
+    for n in COUNTS {
+        let count = BucketCount::new(n).expect("valid count");
+        for size in SIZES {
+            // Figure 1 costs the same per key whatever the call size, so its
+            // slices stay short; a kernel's call is never cut.
+            let slice = size.max(SLICE);
+            let ref_call = size.min(SLICE);
+            let mut best_ref = Timing::NONE;
+            let mut best = vec![Timing::NONE; kernels.len()];
+            for _ in 0..repeat {
+                for (keys, out_ref) in keys.chunks(SLICE).zip(out_ref.chunks_mut(SLICE)) {
+                    best_ref = best_ref.min(Timing::of(|| {
+                        for (k, o) in keys.chunks(ref_call).zip(out_ref.chunks_mut(ref_call)) {
+                            reference::batch(black_box(k), n as i32, o);
+                        }
+                        black_box(&mut *out_ref);
+                    }));
+                }
+                for (&kernel, best) in kernels.iter().zip(&mut best) {
+                    jumpshard::set_active_kernel(kernel);
+                    for (keys, out) in keys.chunks(slice).zip(out.chunks_mut(slice)) {
+                        *best = best.min(Timing::of(|| {
+                            for (k, o) in keys.chunks(size).zip(out.chunks_mut(size)) {
+                                jumpshard::batch(black_box(k), count, o).expect("lengths match");
+                            }
+                            black_box(&mut *out);
+                        }));
+                    }
+                }
+            }
+            let ns = |t: Timing, slice: usize| t.seconds * 1e9 / slice as f64;
+            let reference_ns = ns(best_ref, SLICE);
+            let row = |kernel, division, ns_per_key| SizeRow {
+                kernel,
+                division,
+                buckets: n,
+                keys_per_call: size,
+                ns_per_key,
+                ratio_vs_reference: reference_ns / ns_per_key,
+            };
+            rows.push(row("reference", "ieee", reference_ns));
+            for (kernel, t) in kernels.iter().zip(best) {
+                rows.push(row(kernel.name(), kernel.division().name(), ns(t, slice)));
+            }
+        }
+    }
+    jumpshard::set_active_kernel(before);
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?
+        );
+    } else {
+        print_table(&rows, &kernels, repeat);
+    }
+    if let Some(path) = plot {
+        crate::bench_plot::sizes(path, &rows)?;
+    }
+    Ok(())
+}
+
+/// One line per (N, size): ns per key and the ratio for each kernel.
+fn print_table(rows: &[SizeRow], kernels: &[Kernel], repeat: u32) {
+    println!(
+        "jumpshard bench --sizes: {POOL} random keys per measurement, in calls of each size to jumpshard::batch, 1 thread, fastest slice of {SLICE}+ keys over {repeat} repetitions"
+    );
+    println!("{}", machine_line());
+    print!("{:>10} {:>6} {:>10}", "N", "keys", "Fig. 1 ns");
+    for k in kernels {
+        print!(" {:>20}", format!("{} ({})", k.name(), k.division()));
+    }
+    println!();
+    for line in rows.chunks(kernels.len() + 1) {
+        let r = &line[0];
+        print!(
+            "{:>10} {:>6} {:>10.2}",
+            r.buckets, r.keys_per_call, r.ns_per_key
+        );
+        for k in &line[1..] {
+            print!(
+                " {:>20}",
+                format!("{:.2} ns {:.2}x", k.ns_per_key, k.ratio_vs_reference)
+            );
+        }
+        println!();
+    }
+}
