@@ -131,11 +131,17 @@ impl Resize {
             (&mut plan.to, &mut plan.from)
         };
         let (positions, movers) = (&mut plan.positions, &mut plan.movers);
-        self.select_blocks(kernel, keys, first_position, &mut plan.blocks, |staged, n| {
-            positions.extend_from_slice(&staged.positions[..n]);
-            movers.extend_from_slice(&staged.keys[..n]);
-            decided.extend_from_slice(&staged.buckets[..n]);
-        });
+        self.select_blocks(
+            kernel,
+            keys,
+            first_position,
+            &mut plan.blocks,
+            |staged, n| {
+                positions.extend_from_slice(&staged.positions[..n]);
+                movers.extend_from_slice(&staged.keys[..n]);
+                decided.extend_from_slice(&staged.buckets[..n]);
+            },
+        );
         evaluated.resize(plan.movers.len(), 0);
         kernel.run(&plan.movers, self.steps().2.get(), evaluated);
         plan.per_destination.add_all(&plan.to);
@@ -165,9 +171,9 @@ impl Resize {
             let range = moved..moved + n;
             positions[range.clone()].copy_from_slice(&staged.positions[..n]);
             let (decided, evaluated) = if shrinks {
-                (from.as_deref_mut(), Some(&mut to[range.clone()]))
+                (from.as_deref_mut(), Some(&mut *to))
             } else {
-                (Some(&mut to[range.clone()]), from.as_deref_mut())
+                (Some(&mut *to), from.as_deref_mut())
             };
             if let Some(decided) = decided {
                 decided[range.clone()].copy_from_slice(&staged.buckets[..n]);
