@@ -690,9 +690,12 @@ struct PlanArgs {
     moved: *mut usize,
 }
 
+/// A plan function as the tests call it.
+type PlanFn = fn(PlanArgs) -> i32;
+
 /// Both plan functions (and the parallel one on several thread counts), so
 /// that every case runs through each.
-fn plan_fns() -> [(&'static str, fn(PlanArgs) -> i32); 3] {
+fn plan_fns() -> [(&'static str, PlanFn); 3] {
     // SAFETY (for the three): the tests pass either buffers valid for
     // their lengths, or arguments that the checks under test refuse before
     // any memory is touched; that is the contract of both plan functions.

@@ -75,17 +75,24 @@ impl<'a> Plan<'a> {
         if overlapping {
             return Err(JUMPSHARD_ERROR_OVERLAPPING_BUFFERS);
         }
-        // SAFETY (all five): the checks above passed, every buffer is
-        // disjoint from the others, and the caller promises `len` readable
-        // keys and `capacity` writable elements behind each output (we use
-        // at most `len` of them), none accessed by anyone else meanwhile.
+        // The checks above passed, every buffer is disjoint from the
+        // others, and the caller promises `len` readable keys, a writable
+        // `*moved` and `capacity` writable elements behind each output (at
+        // most `len` of them are used), none accessed by anyone else
+        // during the call.
         Ok(Plan {
             resize,
+            // SAFETY: `len` readable keys, as said above.
             keys: unsafe { keys.slice() },
             capacity,
+            // SAFETY: `capacity` writable positions, disjoint from the rest.
             positions: unsafe { positions.slice_mut() },
+            // SAFETY: `capacity` writable sources, disjoint from the rest.
             sources: sources.map(|sources| unsafe { sources.slice_mut() }),
+            // SAFETY: `capacity` writable destinations, disjoint from the rest.
             destinations: unsafe { destinations.slice_mut() },
+            // SAFETY: one writable `size_t`, disjoint from the rest; the
+            // slice has that one element, checked non-NULL above.
             moved: unsafe { &mut moved.slice_mut()[0] },
         })
     }
