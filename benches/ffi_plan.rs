@@ -1,5 +1,5 @@
-//! The C ABI's move plan against the Rust one on the same 2^22 random keys,
-//! 10 -> 12 and 12 -> 10 buckets, one thread: `jumpshard_plan` writes into
+//! The C ABI's move plan against the Rust one on the same random keys (2^17,
+//! which stay in cache, and 2^22), 10 -> 12 and 12 -> 10 buckets, one thread: `jumpshard_plan` writes into
 //! caller buffers of `capacity = len` (with and without `sources`), and
 //! `Resize::plan` into a reused `MovePlan`. The C plan should stay within
 //! 10% of the Rust one. "Figure 1 at both counts" is the naive plan on the
@@ -24,22 +24,26 @@ extern "C" {
     ) -> i32;
 }
 
-const KEYS: usize = 1 << 22;
-
 fn plans(c: &mut Criterion) {
-    let keys = jumpshard::verify::SplitMix64::new(0xFEDC_BA98_7654_3210).keys(KEYS);
+    for keys in [1 << 17, 1 << 22] {
+        plans_of(c, keys);
+    }
+}
+
+fn plans_of(c: &mut Criterion, n: usize) {
+    let keys = jumpshard::verify::SplitMix64::new(0xFEDC_BA98_7654_3210).keys(n);
     let mut plan = MovePlan::new();
-    let (mut before, mut after) = (vec![0i32; KEYS], vec![0i32; KEYS]);
-    let mut positions = vec![0u64; KEYS];
-    let (mut sources, mut destinations) = (vec![0i32; KEYS], vec![0i32; KEYS]);
+    let (mut before, mut after) = (vec![0i32; n], vec![0i32; n]);
+    let mut positions = vec![0u64; n];
+    let (mut sources, mut destinations) = (vec![0i32; n], vec![0i32; n]);
     for (from, to) in [(10, 12), (12, 10)] {
         let resize = Resize::new(
             BucketCount::new(from).unwrap(),
             BucketCount::new(to).unwrap(),
         )
         .unwrap();
-        let mut group = c.benchmark_group(format!("ffi_plan/{from}->{to}"));
-        group.throughput(Throughput::Elements(KEYS as u64));
+        let mut group = c.benchmark_group(format!("ffi_plan/{n} keys/{from}->{to}"));
+        group.throughput(Throughput::Elements(n as u64));
         group.sample_size(20);
         group.bench_function("Figure 1 at both counts", |b| {
             b.iter(|| {
@@ -65,18 +69,18 @@ fn plans(c: &mut Criterion) {
                         true => sources.as_mut_ptr(),
                         false => std::ptr::null_mut(),
                     };
-                    // SAFETY: every buffer holds KEYS elements, the capacity
+                    // SAFETY: every buffer holds n elements, the capacity
                     // passed, and none overlaps another.
                     let status = unsafe {
                         jumpshard_plan(
                             black_box(keys.as_ptr()),
-                            KEYS,
+                            n,
                             from as i32,
                             to as i32,
                             positions.as_mut_ptr(),
                             sources,
                             destinations.as_mut_ptr(),
-                            KEYS,
+                            n,
                             &mut moved,
                         )
                     };
