@@ -4,6 +4,7 @@
 CARGO ?= cargo
 
 .PHONY: run test test-rust test-kernels test-consumers test-python lint check-header
+.PHONY: install uninstall check-symbols
 
 # The main job on built-in data.
 run:
@@ -55,3 +56,24 @@ check-header:
 	  cbindgen --quiet --config cbindgen.toml --verify --output include/jumpshard.h \
 	  || { echo "include/jumpshard.h is stale: regenerate it with cbindgen"; exit 1; }; \
 	fi
+
+# Installation of the C library (see the README's "Install" section):
+#   make install PREFIX=/usr/local [LIBDIR=...] [INCLUDEDIR=...] [DESTDIR=...]
+#   make uninstall (same variables) removes exactly the files installed.
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+INSTALL_DIRS = --prefix "$(PREFIX)" --libdir "$(LIBDIR)" --includedir "$(INCLUDEDIR)" --destdir "$(DESTDIR)"
+
+install:
+	$(CARGO) build --release -p jumpshard
+	install/install install $(INSTALL_DIRS)
+
+uninstall:
+	install/install uninstall $(INSTALL_DIRS)
+
+# The shared library exports the C API alone: every defined dynamic symbol
+# is a jumpshard_* function, and its SONAME carries the ABI version.
+check-symbols:
+	$(CARGO) build --release -p jumpshard
+	install/check-symbols target/release/libjumpshard.so

@@ -96,6 +96,11 @@ enum jumpshard_status
      * smaller than the one before.
      */
     JUMPSHARD_ERROR_INVALID_OFFSETS = 9,
+    /**
+     * More keys move than the plan's output buffers hold (`capacity`);
+     * `*moved` is the number needed, and nothing else is written.
+     */
+    JUMPSHARD_ERROR_CAPACITY = 10,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -262,6 +267,72 @@ const char *jumpshard_kernel_name(void);
  * `name` must be NULL or point to a NUL-terminated string.
  */
 jumpshard_status jumpshard_set_kernel(const char *name);
+
+/**
+ * The move plan of `keys` from `from_buckets` to `to_buckets` buckets:
+ * every key whose bucket differs between the two counts, in input order.
+ * On success `*moved` is their number and, for each `i < *moved`,
+ * `positions[i]` is the index in `keys` of the `i`-th moving key,
+ * `sources[i]` its bucket among `from_buckets` and `destinations[i]` its
+ * bucket among `to_buckets` (exactly `jumpshard_bucket`'s). `sources`
+ * may be NULL when the caller does not need it. Only the moving keys are
+ * evaluated at both counts: growing from 10 to 12 buckets costs 7/6 of a
+ * batch, not 2. Each calling thread keeps about 200 KB of working buffers
+ * from one plan to the next; they are freed when the thread exits.
+ *
+ * `positions`, `sources` and `destinations` each hold `capacity`
+ * elements; `capacity = len` always suffices. If more than `capacity`
+ * keys move, the status is `JUMPSHARD_ERROR_CAPACITY`, `*moved` is the
+ * number needed and nothing else is written: call again with that
+ * capacity.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails,
+ * in this order: `JUMPSHARD_ERROR_INVALID_BUCKET_COUNT` (a count outside
+ * 1..INT32_MAX, or `from_buckets == to_buckets`); for `moved` (never
+ * NULL), then `keys` (`len` elements), then `positions`, `sources`
+ * and `destinations` (`min(capacity, len)` elements each):
+ * `JUMPSHARD_ERROR_NULL_POINTER`, `JUMPSHARD_ERROR_MISALIGNED_POINTER`,
+ * `JUMPSHARD_ERROR_INVALID_LENGTH`; then
+ * `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS` (any two buffers share a byte);
+ * then `JUMPSHARD_ERROR_CAPACITY`. On these errors no output is written
+ * (but `*moved` on `JUMPSHARD_ERROR_CAPACITY`).
+ *
+ * # Safety
+ * `moved` must point to a writable `size_t`; unless `len` is 0, `keys`
+ * must point to `len` readable `uint64_t`; unless `capacity` is 0,
+ * `positions`, `destinations` and (if not NULL) `sources` must point to
+ * `capacity` writable elements. No other thread may write any of them
+ * during the call.
+ */
+jumpshard_status jumpshard_plan(const uint64_t *keys,
+                                size_t len,
+                                int32_t from_buckets,
+                                int32_t to_buckets,
+                                uint64_t *positions,
+                                int32_t *sources,
+                                int32_t *destinations,
+                                size_t capacity,
+                                size_t *moved);
+
+/**
+ * `jumpshard_plan` on up to `threads` threads of the library's thread
+ * pool (`threads == 0` means one per core), as `jumpshard_batch_parallel`
+ * uses it. The result, the statuses and the contract are those of
+ * `jumpshard_plan`.
+ *
+ * # Safety
+ * As for `jumpshard_plan`.
+ */
+jumpshard_status jumpshard_plan_parallel(const uint64_t *keys,
+                                         size_t len,
+                                         int32_t from_buckets,
+                                         int32_t to_buckets,
+                                         uint64_t *positions,
+                                         int32_t *sources,
+                                         int32_t *destinations,
+                                         size_t capacity,
+                                         size_t *moved,
+                                         size_t threads);
 
 /**
  * A static, NUL-terminated English description of `status`, for any value

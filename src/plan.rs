@@ -123,7 +123,6 @@ impl Resize {
     /// stream cut into chunks numbers its keys continuously.
     pub fn plan(self, keys: &[u64], first_position: u64, plan: &mut MovePlan) {
         let kernel = active_kernel();
-        let (decider, threshold, other) = self.steps();
         plan.reset(self, keys.len());
         // The deciding bucket is `to` when growing and `from` when shrinking.
         let (decided, evaluated) = if self.shrinks() {
@@ -131,26 +130,89 @@ impl Resize {
         } else {
             (&mut plan.to, &mut plan.from)
         };
+        let (positions, movers) = (&mut plan.positions, &mut plan.movers);
+        self.select_blocks(
+            kernel,
+            keys,
+            first_position,
+            &mut plan.blocks,
+            |staged, n| {
+                positions.extend_from_slice(&staged.positions[..n]);
+                movers.extend_from_slice(&staged.keys[..n]);
+                decided.extend_from_slice(&staged.buckets[..n]);
+            },
+        );
+        evaluated.resize(plan.movers.len(), 0);
+        kernel.run(&plan.movers, self.steps().2.get(), evaluated);
+        plan.per_destination.add_all(&plan.to);
+    }
+
+    /// The plan for `keys` written straight into columns at least as long
+    /// as `keys` (so that every mover fits), with `from` optional; returns
+    /// the number of moving keys. Each block's movers get their second
+    /// evaluation while still in cache, so no column of all the movers'
+    /// keys is built. This is the C ABI's plan, which writes into the
+    /// caller's buffers.
+    pub(crate) fn plan_into(
+        self,
+        keys: &[u64],
+        blocks: &mut Blocks,
+        positions: &mut [u64],
+        mut from: Option<&mut [u32]>,
+        to: &mut [u32],
+    ) -> usize {
+        assert!(positions.len() >= keys.len() && to.len() >= keys.len());
+        assert!(from.as_ref().is_none_or(|from| from.len() >= keys.len()));
+        let kernel = active_kernel();
+        let other = self.steps().2.get();
+        let shrinks = self.shrinks();
+        let mut moved = 0;
+        self.select_blocks(kernel, keys, 0, blocks, |staged, n| {
+            let range = moved..moved + n;
+            positions[range.clone()].copy_from_slice(&staged.positions[..n]);
+            let (decided, evaluated) = if shrinks {
+                (from.as_deref_mut(), Some(&mut *to))
+            } else {
+                (Some(&mut *to), from.as_deref_mut())
+            };
+            if let Some(decided) = decided {
+                decided[range.clone()].copy_from_slice(&staged.buckets[..n]);
+            }
+            // Growing without `from`, the movers need no second evaluation.
+            if let Some(evaluated) = evaluated {
+                kernel.run(&staged.keys[..n], other, &mut evaluated[range.clone()]);
+            }
+            moved += n;
+        });
+        moved
+    }
+
+    /// Evaluates `keys` at the deciding count block by block and hands each
+    /// block's movers, staged at the front of `blocks.staged`, to `emit`
+    /// with their number. Key `keys[i]` has position `first_position + i`.
+    fn select_blocks(
+        self,
+        kernel: crate::Kernel,
+        keys: &[u64],
+        first_position: u64,
+        blocks: &mut Blocks,
+        mut emit: impl FnMut(&crate::select::Staged, usize),
+    ) {
+        let (decider, threshold, _) = self.steps();
         // Blocks small enough that a block's keys and buckets are still in
         // L1/L2 when they are selected, instead of a second pass over the
         // whole batch from memory.
         const BLOCK: usize = 8192;
         let block_len = BLOCK.min(keys.len());
-        plan.scratch.resize(block_len, 0);
-        plan.staged.reserve_block(block_len);
+        blocks.scratch.resize(block_len, 0);
+        blocks.staged.reserve_block(block_len);
         for (block, keys) in keys.chunks(BLOCK).enumerate() {
-            let buckets = &mut plan.scratch[..keys.len()];
+            let buckets = &mut blocks.scratch[..keys.len()];
             kernel.run(keys, decider.get(), buckets);
             let base = first_position + (block * BLOCK) as u64;
-            let n = kernel.select(keys, buckets, threshold, base, &mut plan.staged);
-            plan.positions
-                .extend_from_slice(&plan.staged.positions[..n]);
-            plan.movers.extend_from_slice(&plan.staged.keys[..n]);
-            decided.extend_from_slice(&plan.staged.buckets[..n]);
+            let n = kernel.select(keys, buckets, threshold, base, &mut blocks.staged);
+            emit(&blocks.staged, n);
         }
-        evaluated.resize(plan.movers.len(), 0);
-        kernel.run(&plan.movers, other.get(), evaluated);
-        plan.per_destination.add_all(&plan.to);
     }
 
     /// [`Resize::plan`] on up to `threads` threads (0: one per core); the
@@ -180,18 +242,11 @@ impl Resize {
         plan: &mut MovePlan,
         threads: usize,
     ) {
-        use rayon::prelude::*;
-
-        let Some(run) = crate::parallel::run_length(keys.len(), threads) else {
-            return self.plan(keys, first_position, plan);
-        };
-        let runs = keys.len().div_ceil(run);
         let mut parts = std::mem::take(&mut plan.parts);
-        parts.resize_with(runs, MovePlan::default);
-        keys.par_chunks(run)
-            .zip(parts.par_iter_mut())
-            .enumerate()
-            .for_each(|(i, (keys, part))| self.plan(keys, first_position + (i * run) as u64, part));
+        if !self.plan_runs(keys, first_position, &mut parts, threads) {
+            plan.parts = parts;
+            return self.plan(keys, first_position, plan);
+        }
         plan.reset(self, keys.len());
         for part in &parts {
             plan.positions.extend_from_slice(&part.positions);
@@ -200,6 +255,31 @@ impl Resize {
             plan.per_destination.merge(&part.per_destination);
         }
         plan.parts = parts;
+    }
+
+    /// The first half of [`Resize::plan_parallel`]: plans each run of
+    /// `keys` into its own part, in order, on up to `threads` threads.
+    /// Returns false, leaving `parts` alone, when one thread would do it
+    /// all. The C ABI joins the parts straight into the caller's buffers.
+    #[cfg(feature = "parallel")]
+    pub(crate) fn plan_runs(
+        self,
+        keys: &[u64],
+        first_position: u64,
+        parts: &mut Vec<MovePlan>,
+        threads: usize,
+    ) -> bool {
+        use rayon::prelude::*;
+
+        let Some(run) = crate::parallel::run_length(keys.len(), threads) else {
+            return false;
+        };
+        parts.resize_with(keys.len().div_ceil(run), MovePlan::default);
+        keys.par_chunks(run)
+            .zip(parts.par_iter_mut())
+            .enumerate()
+            .for_each(|(i, (keys, part))| self.plan(keys, first_position + (i * run) as u64, part));
+        true
     }
 
     /// (the count whose bucket decides, the first bucket that moves, the
@@ -244,10 +324,8 @@ pub struct MovePlan {
     from: Vec<u32>,
     to: Vec<u32>,
     per_destination: DestinationCounts,
-    /// One block's deciding buckets.
-    scratch: Vec<u32>,
-    /// One block's moving keys.
-    staged: crate::select::Staged,
+    /// One block's buckets and movers.
+    blocks: Blocks,
     /// The moving keys, for their second evaluation.
     movers: Vec<u64>,
     /// One plan per run of `Resize::plan_parallel`, kept for their buffers.
@@ -313,6 +391,14 @@ impl MovePlan {
     pub fn per_destination(&self) -> &DestinationCounts {
         &self.per_destination
     }
+}
+
+/// The buffers a plan works in, one block at a time: the block's deciding
+/// buckets and its moving keys.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Blocks {
+    scratch: Vec<u32>,
+    staged: crate::select::Staged,
 }
 
 /// Destinations counted in an array rather than a map: growing, the

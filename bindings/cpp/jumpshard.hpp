@@ -7,6 +7,7 @@
 //   std::vector<std::int32_t> shards = jumpshard::batch(keys, 12);
 //   jumpshard::batch_parallel(keys, 12, jumpshard::span<std::int32_t>(shards));
 //   std::int32_t shard = jumpshard::bucket_bytes("user:42", 12);
+//   jumpshard::move_plan moves = jumpshard::plan(keys, 10, 12);
 //
 // Every function is a thin inline call into the C library: link as for C
 // (-ljumpshard, or libjumpshard.a and its system libraries). Errors throw
@@ -135,6 +136,58 @@ inline std::vector<std::int32_t> batch_parallel(span<const std::uint64_t> keys,
     std::vector<std::int32_t> out(keys.size());
     batch_parallel(keys, num_buckets, out, threads);
     return out;
+}
+
+// The keys that change bucket when the bucket count changes: for each,
+// in input order, its index in the keys, its bucket among the old count
+// and among the new one. Three columns of size() elements each.
+struct move_plan {
+    std::vector<std::uint64_t> positions;
+    std::vector<std::int32_t> sources;
+    std::vector<std::int32_t> destinations;
+
+    std::size_t size() const noexcept { return positions.size(); }
+    bool empty() const noexcept { return positions.empty(); }
+};
+
+namespace detail {
+// Room for every key, which is what lets the C library write the plan
+// straight into the vectors; they are cut to the moving keys afterwards.
+template <class Plan>
+move_plan plan(span<const std::uint64_t> keys, Plan &&c_plan) {
+    move_plan plan;
+    plan.positions.resize(keys.size());
+    plan.sources.resize(keys.size());
+    plan.destinations.resize(keys.size());
+    std::size_t moved = 0;
+    check(c_plan(plan.positions.data(), plan.sources.data(), plan.destinations.data(),
+                 keys.size(), &moved));
+    plan.positions.resize(moved);
+    plan.sources.resize(moved);
+    plan.destinations.resize(moved);
+    return plan;
+}
+}  // namespace detail
+
+// The move plan of `keys` from `from` to `to` buckets (jumpshard_plan):
+// only the moving keys are evaluated twice. Throws jumpshard::error for a
+// count outside 1..INT32_MAX or from == to.
+inline move_plan plan(span<const std::uint64_t> keys, std::int32_t from, std::int32_t to) {
+    return detail::plan(keys, [&](std::uint64_t *p, std::int32_t *s, std::int32_t *d,
+                                  std::size_t capacity, std::size_t *moved) {
+        return jumpshard_plan(keys.data(), keys.size(), from, to, p, s, d, capacity, moved);
+    });
+}
+
+// plan() on up to `threads` threads of the library's pool (0: one per
+// core); the plan is identical.
+inline move_plan plan_parallel(span<const std::uint64_t> keys, std::int32_t from,
+                               std::int32_t to, std::size_t threads = 0) {
+    return detail::plan(keys, [&](std::uint64_t *p, std::int32_t *s, std::int32_t *d,
+                                  std::size_t capacity, std::size_t *moved) {
+        return jumpshard_plan_parallel(keys.data(), keys.size(), from, to, p, s, d, capacity,
+                                       moved, threads);
+    });
 }
 
 namespace detail {

@@ -6,9 +6,10 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "jumpshard.hpp"
+#include <jumpshard.hpp>
 
 namespace {
 
@@ -170,6 +171,37 @@ int main() {
         jumpshard::batch_bytes("abc", good, 1000, out);
         CHECK(out[0] == jumpshard::bucket_bytes("", 1000));
         CHECK(out[1] == jumpshard::bucket_bytes("bc", 1000));
+    });
+
+    run("plan_is_figure_1_s", [&](bool &ok) {
+        const std::pair<std::int32_t, std::int32_t> resizes[] = {{10, 12}, {12, 10}, {1, 7}};
+        for (auto [from, to] : resizes) {
+            jumpshard::move_plan moves = jumpshard::plan(keys, from, to);
+            std::size_t next = 0;
+            for (std::size_t i = 0; i < keys.size(); i++) {
+                std::int32_t a = jumpshard::bucket(keys[i], from), b = jumpshard::bucket(keys[i], to);
+                if (a == b) continue;
+                CHECK(next < moves.size());
+                if (next >= moves.size()) break;
+                CHECK(moves.positions[next] == i);
+                CHECK(moves.sources[next] == a);
+                CHECK(moves.destinations[next] == b);
+                next++;
+            }
+            CHECK(next == moves.size());
+            CHECK(moves.sources.size() == moves.size() && moves.destinations.size() == moves.size());
+            jumpshard::move_plan parallel = jumpshard::plan_parallel(keys, from, to, 3);
+            CHECK(parallel.positions == moves.positions);
+            CHECK(parallel.sources == moves.sources);
+            CHECK(parallel.destinations == moves.destinations);
+        }
+        CHECK(jumpshard::plan(std::vector<std::uint64_t>{}, 10, 12).empty());
+        CHECK(throws_status([&] { jumpshard::plan(keys, 10, 10); },
+                            JUMPSHARD_ERROR_INVALID_BUCKET_COUNT));
+        CHECK(throws_status([&] { jumpshard::plan(keys, 0, 10); },
+                            JUMPSHARD_ERROR_INVALID_BUCKET_COUNT));
+        CHECK(throws_status([&] { jumpshard::plan_parallel(keys, 10, -1); },
+                            JUMPSHARD_ERROR_INVALID_BUCKET_COUNT));
     });
 
     run("version", [&](bool &ok) { CHECK(jumpshard::version() == JUMPSHARD_VERSION); });

@@ -36,7 +36,11 @@ fn span<T>(ptr: *const T, len: usize) -> Result<Option<(usize, usize)>, jumpshar
 pub(super) struct Buffer<T> {
     ptr: *const T,
     len: usize,
-    range: Option<(usize, usize)>,
+    /// The address range; (0, 0) for an empty buffer, which overlaps
+    /// nothing. Plain integers rather than an `Option`, whose unset payload
+    /// the optimiser may compare before the tag (harmless, but valgrind
+    /// reports a jump on uninitialised memory).
+    range: (usize, usize),
 }
 
 impl<T> Buffer<T> {
@@ -45,16 +49,14 @@ impl<T> Buffer<T> {
         Ok(Buffer {
             ptr,
             len,
-            range: span(ptr, len)?,
+            range: span(ptr, len)?.unwrap_or((0, 0)),
         })
     }
 
     /// Whether the two buffers share a byte (an empty buffer shares none).
     pub(super) fn overlaps<U>(&self, other: &Buffer<U>) -> bool {
-        match (self.range, other.range) {
-            (Some(a), Some(b)) => a.0 < b.1 && b.0 < a.1,
-            _ => false,
-        }
+        let (a, b) = (self.range, other.range);
+        a.0 < b.1 && b.0 < a.1
     }
 
     /// The buffer as a slice.
@@ -64,7 +66,7 @@ impl<T> Buffer<T> {
     /// written by no one during `'a`. This is the C caller's contract,
     /// which no check can verify.
     pub(super) unsafe fn slice<'a>(self) -> &'a [T] {
-        if self.range.is_none() {
+        if self.len == 0 {
             return &[];
         }
         // SAFETY: `span` checked that `ptr` is non-NULL, aligned and that
@@ -80,7 +82,7 @@ impl<T> Buffer<T> {
     /// accessed by no one else during `'a`, which includes not overlapping
     /// any other buffer of the same call (check with [`Buffer::overlaps`]).
     pub(super) unsafe fn slice_mut<'a>(self) -> &'a mut [T] {
-        if self.range.is_none() {
+        if self.len == 0 {
             return &mut [];
         }
         // SAFETY: as in `slice`, checked by `span`; the caller promises the

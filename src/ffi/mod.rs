@@ -15,5 +15,6 @@ mod buffers;
 mod bytes;
 mod guard;
 mod kernel;
+mod plan;
 mod status;
 mod version;

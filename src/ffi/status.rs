@@ -42,11 +42,14 @@ pub enum jumpshard_status {
     /// keys: not exactly `out_len + 1` of them, one past `data_len`, or one
     /// smaller than the one before.
     JUMPSHARD_ERROR_INVALID_OFFSETS = 9,
+    /// More keys move than the plan's output buffers hold (`capacity`);
+    /// `*moved` is the number needed, and nothing else is written.
+    JUMPSHARD_ERROR_CAPACITY = 10,
 }
 
 impl jumpshard_status {
     /// Every status, in code order.
-    const ALL: [jumpshard_status; 10] = [
+    const ALL: [jumpshard_status; 11] = [
         jumpshard_status::JUMPSHARD_OK,
         jumpshard_status::JUMPSHARD_ERROR_NULL_POINTER,
         jumpshard_status::JUMPSHARD_ERROR_INVALID_BUCKET_COUNT,
@@ -57,6 +60,7 @@ impl jumpshard_status {
         jumpshard_status::JUMPSHARD_ERROR_INVALID_LENGTH,
         jumpshard_status::JUMPSHARD_ERROR_OVERLAPPING_BUFFERS,
         jumpshard_status::JUMPSHARD_ERROR_INVALID_OFFSETS,
+        jumpshard_status::JUMPSHARD_ERROR_CAPACITY,
     ];
 
     /// The status with this code; C may pass any `int32_t`, so this is how
@@ -90,6 +94,9 @@ impl jumpshard_status {
             JUMPSHARD_ERROR_OVERLAPPING_BUFFERS => c"an output buffer overlaps an input buffer",
             JUMPSHARD_ERROR_INVALID_OFFSETS => {
                 c"invalid offsets: they must be out_len + 1 non-decreasing offsets within the data"
+            }
+            JUMPSHARD_ERROR_CAPACITY => {
+                c"the output buffers are too small for the moving keys: *moved is the capacity needed"
             }
         }
     }

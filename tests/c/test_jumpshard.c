@@ -575,6 +575,7 @@ static void test_status_messages(void) {
         JUMPSHARD_ERROR_INVALID_LENGTH,
         JUMPSHARD_ERROR_OVERLAPPING_BUFFERS,
         JUMPSHARD_ERROR_INVALID_OFFSETS,
+        JUMPSHARD_ERROR_CAPACITY,
     };
     enum { N = sizeof all / sizeof all[0] };
     const char *unknown = jumpshard_status_message(-1);
@@ -602,6 +603,220 @@ static void test_version(void) {
     CHECK(strcmp(macros, JUMPSHARD_VERSION) == 0, "%s vs %s", macros, JUMPSHARD_VERSION);
     CHECK(strcmp(jumpshard_version(), JUMPSHARD_VERSION) == 0,
           "library %s, header " JUMPSHARD_VERSION, jumpshard_version());
+}
+
+/* The move plan: every key whose Figure 1 bucket differs between `from`
+ * and `to`, in input order, as (position, source, destination). */
+typedef jumpshard_status (*plan_fn)(const uint64_t *, size_t, int32_t, int32_t, uint64_t *,
+                                    int32_t *, int32_t *, size_t, size_t *);
+
+static jumpshard_status plan_parallel_three(const uint64_t *k, size_t len, int32_t from,
+                                            int32_t to, uint64_t *p, int32_t *s, int32_t *d,
+                                            size_t capacity, size_t *moved) {
+    return jumpshard_plan_parallel(k, len, from, to, p, s, d, capacity, moved, 3);
+}
+
+static const plan_fn PLAN_FNS[] = {jumpshard_plan, plan_parallel_three};
+static const char *const PLAN_NAMES[] = {"plan", "plan_parallel(3)"};
+
+/* Output buffers of `cap` elements, filled with canaries. */
+typedef struct {
+    uint64_t *positions;
+    int32_t *sources, *destinations;
+    size_t cap, moved;
+} plan_out;
+
+static plan_out plan_out_new(size_t cap) {
+    plan_out o = {malloc((cap + 1) * sizeof(uint64_t)), malloc((cap + 1) * sizeof(int32_t)),
+                  malloc((cap + 1) * sizeof(int32_t)), cap, SIZE_MAX};
+    if (!o.positions || !o.sources || !o.destinations) abort();
+    for (size_t i = 0; i <= cap; i++) {
+        o.positions[i] = (uint64_t)CANARY;
+        o.sources[i] = o.destinations[i] = CANARY;
+    }
+    return o;
+}
+
+static void plan_out_free(plan_out *o) {
+    free(o->positions);
+    free(o->sources);
+    free(o->destinations);
+}
+
+/* Whether elements from..cap of every column still hold their canary. */
+static bool plan_untouched(const plan_out *o, size_t from) {
+    for (size_t i = from; i <= o->cap; i++) {
+        if (o->positions[i] != (uint64_t)CANARY || o->sources[i] != CANARY ||
+            o->destinations[i] != CANARY)
+            return false;
+    }
+    return true;
+}
+
+/* Checks both plan functions on `keys` against Figure 1, with and without
+ * sources, for every capacity case: len, exactly enough, more than len,
+ * one too few and zero (both refused with only *moved written). Large
+ * batches (which cross blocks and threads) check only capacity len and
+ * one too few, with sources, to keep the run under valgrind short. */
+static void check_plan(const uint64_t *keys, size_t len, int32_t from, int32_t to) {
+    bool large = len > 1000;
+    uint64_t *want_p = malloc((len + 1) * sizeof(uint64_t));
+    int32_t *want_s = malloc((len + 1) * sizeof(int32_t));
+    int32_t *want_d = malloc((len + 1) * sizeof(int32_t));
+    if (!want_p || !want_s || !want_d) abort();
+    size_t want = 0;
+    for (size_t i = 0; i < len; i++) {
+        int32_t a = figure1(keys[i], from), b = figure1(keys[i], to);
+        if (a == b) continue;
+        want_p[want] = i;
+        want_s[want] = a;
+        want_d[want++] = b;
+    }
+    for (size_t f = 0; f < 2; f++) {
+        for (int with_sources = large; with_sources < 2; with_sources++) {
+            const size_t caps[] = {len, want - 1, want, len + 3, 0};
+            for (size_t c = 0; c < (large ? 2 : 5); c++) {
+                if (caps[c] > len + 3) continue; /* want - 1 when nothing moves */
+                plan_out o = plan_out_new(caps[c]);
+                jumpshard_status got =
+                    PLAN_FNS[f](keys, len, from, to, o.positions, with_sources ? o.sources : NULL,
+                                o.destinations, o.cap, &o.moved);
+                bool fits = caps[c] >= want;
+                CHECK(got == (fits ? JUMPSHARD_OK : JUMPSHARD_ERROR_CAPACITY),
+                      "%s %d->%d len %zu capacity %zu: status %d", PLAN_NAMES[f], from, to, len,
+                      caps[c], (int)got);
+                CHECK(o.moved == want, "%s %d->%d len %zu: moved %zu, want %zu", PLAN_NAMES[f],
+                      from, to, len, o.moved, want);
+                if (fits) {
+                    for (size_t i = 0; i < want; i++) {
+                        CHECK(o.positions[i] == want_p[i] && o.destinations[i] == want_d[i] &&
+                                  o.sources[i] == (with_sources ? want_s[i] : CANARY),
+                              "%s %d->%d len %zu: move %zu", PLAN_NAMES[f], from, to, len, i);
+                    }
+                }
+                CHECK(plan_untouched(&o, fits ? want : 0),
+                      "%s %d->%d len %zu capacity %zu: written past the plan", PLAN_NAMES[f],
+                      from, to, len, caps[c]);
+                plan_out_free(&o);
+            }
+        }
+    }
+    free(want_p);
+    free(want_s);
+    free(want_d);
+}
+
+static void test_plan(void) {
+    enum { LEN = 300 };
+    uint64_t keys[LEN + 1];
+    fill_keys(keys, LEN + 1, 11);
+    const char *before = jumpshard_kernel_name();
+    for (size_t k = 0; k < N_KERNELS; k++) {
+        if (jumpshard_set_kernel(KERNELS[k]) != JUMPSHARD_OK) continue;
+        for (size_t len = 0; len <= LEN; len++) {
+            check_plan(keys, len, 10, 12);
+            check_plan(keys, len, 12, 10);
+        }
+        check_plan(keys + 1, LEN, 1, INT32_MAX); /* keys at an odd 8-byte offset */
+        check_plan(keys, LEN, INT32_MAX, 1);
+        check_plan(keys, LEN, 2, 1);
+    }
+    CHECK(jumpshard_set_kernel(before) == JUMPSHARD_OK, "restoring %s", before);
+
+    enum { BIG = 1000000 };
+    uint64_t *big = malloc(BIG * sizeof(uint64_t));
+    if (!big) abort();
+    fill_keys(big, BIG, 12);
+    check_plan(big, BIG, 10, 12);
+    check_plan(big, BIG, 12, 10);
+    free(big);
+}
+
+/* Each bad plan argument gets its status and writes nothing, *moved
+ * included. */
+static void test_bad_plan_arguments(void) {
+    enum { LEN = 64 };
+    uint64_t keys[LEN];
+    fill_keys(keys, LEN, 13);
+    for (size_t f = 0; f < 2; f++) {
+        plan_fn plan = PLAN_FNS[f];
+        plan_out o = plan_out_new(LEN);
+        uint64_t *p = o.positions;
+        int32_t *s = o.sources, *d = o.destinations;
+        size_t *m = &o.moved;
+#define PLAN_REFUSED(want, call)                                                       \
+    do {                                                                               \
+        o.moved = 12345;                                                               \
+        jumpshard_status got = (call);                                                 \
+        CHECK(got == (want), "%s: %s = %d (%s), want %s", PLAN_NAMES[f], #call,        \
+              (int)got, jumpshard_status_message(got), #want);                         \
+        CHECK(plan_untouched(&o, 0) && o.moved == 12345, "%s: %s wrote an output",     \
+              PLAN_NAMES[f], #call);                                                   \
+    } while (0)
+        const int32_t bad_counts[] = {0, -1, INT32_MIN};
+        for (size_t i = 0; i < 3; i++) {
+            PLAN_REFUSED(JUMPSHARD_ERROR_INVALID_BUCKET_COUNT,
+                         plan(keys, LEN, bad_counts[i], 10, p, s, d, LEN, m));
+            PLAN_REFUSED(JUMPSHARD_ERROR_INVALID_BUCKET_COUNT,
+                         plan(keys, LEN, 10, bad_counts[i], p, s, d, LEN, m));
+            PLAN_REFUSED(JUMPSHARD_ERROR_INVALID_BUCKET_COUNT,
+                         plan(NULL, 0, bad_counts[i], 10, NULL, NULL, NULL, 0, m));
+        }
+        PLAN_REFUSED(JUMPSHARD_ERROR_INVALID_BUCKET_COUNT, plan(keys, LEN, 10, 10, p, s, d, LEN, m));
+        PLAN_REFUSED(JUMPSHARD_ERROR_INVALID_BUCKET_COUNT, plan(NULL, 0, 7, 7, p, s, d, LEN, m));
+        PLAN_REFUSED(JUMPSHARD_ERROR_NULL_POINTER, plan(keys, LEN, 10, 12, p, s, d, LEN, NULL));
+        PLAN_REFUSED(JUMPSHARD_ERROR_NULL_POINTER, plan(NULL, 0, 10, 12, p, s, d, LEN, NULL));
+        PLAN_REFUSED(JUMPSHARD_ERROR_NULL_POINTER, plan(NULL, LEN, 10, 12, p, s, d, LEN, m));
+        PLAN_REFUSED(JUMPSHARD_ERROR_NULL_POINTER, plan(keys, LEN, 10, 12, NULL, s, d, LEN, m));
+        PLAN_REFUSED(JUMPSHARD_ERROR_NULL_POINTER, plan(keys, LEN, 10, 12, p, s, NULL, LEN, m));
+
+        /* Misaligned pointers, made from addresses: never dereferenced here. */
+        const uint64_t *odd_keys = (const uint64_t *)((uintptr_t)keys + 4);
+        uint64_t *odd_p = (uint64_t *)((uintptr_t)p + 4);
+        int32_t *odd_s = (int32_t *)((uintptr_t)s + 2);
+        int32_t *odd_d = (int32_t *)((uintptr_t)d + 1);
+        size_t *odd_m = (size_t *)((uintptr_t)m + 4);
+        PLAN_REFUSED(JUMPSHARD_ERROR_MISALIGNED_POINTER,
+                     plan(odd_keys, LEN - 1, 10, 12, p, s, d, LEN, m));
+        PLAN_REFUSED(JUMPSHARD_ERROR_MISALIGNED_POINTER,
+                     plan(keys, LEN, 10, 12, odd_p, s, d, LEN - 1, m));
+        PLAN_REFUSED(JUMPSHARD_ERROR_MISALIGNED_POINTER,
+                     plan(keys, LEN, 10, 12, p, odd_s, d, LEN - 1, m));
+        PLAN_REFUSED(JUMPSHARD_ERROR_MISALIGNED_POINTER,
+                     plan(keys, LEN, 10, 12, p, s, odd_d, LEN - 1, m));
+        PLAN_REFUSED(JUMPSHARD_ERROR_MISALIGNED_POINTER,
+                     plan(keys, LEN, 10, 12, p, s, d, LEN, odd_m));
+
+        PLAN_REFUSED(JUMPSHARD_ERROR_INVALID_LENGTH,
+                     plan(keys, (size_t)PTRDIFF_MAX / 8 + 1, 10, 12, p, s, d, LEN, m));
+        PLAN_REFUSED(JUMPSHARD_ERROR_INVALID_LENGTH,
+                     plan(keys, SIZE_MAX, 10, 12, p, s, d, SIZE_MAX, m));
+
+        /* Overlaps: an output over the keys, two outputs, moved inside one. */
+        PLAN_REFUSED(JUMPSHARD_ERROR_OVERLAPPING_BUFFERS,
+                     plan(keys, LEN, 10, 12, keys, s, d, LEN, m));
+        PLAN_REFUSED(JUMPSHARD_ERROR_OVERLAPPING_BUFFERS,
+                     plan(keys, LEN, 10, 12, p, d, d, LEN, m));
+        PLAN_REFUSED(JUMPSHARD_ERROR_OVERLAPPING_BUFFERS,
+                     plan(keys, LEN, 10, 12, p, s, (int32_t *)(void *)(p + 1), LEN / 4, m));
+        PLAN_REFUSED(JUMPSHARD_ERROR_OVERLAPPING_BUFFERS,
+                     plan(keys, LEN, 10, 12, p, s, d, LEN, (size_t *)(void *)(p + 2)));
+#undef PLAN_REFUSED
+
+        /* Nothing to plan: NULL buffers are fine and *moved is 0. */
+        jumpshard_status got = plan(NULL, 0, 10, 12, NULL, NULL, NULL, 0, m);
+        CHECK(got == JUMPSHARD_OK && o.moved == 0, "%s: empty plan: %d, %zu", PLAN_NAMES[f],
+              (int)got, o.moved);
+        /* Sizing with capacity 0 and NULL buffers, then the plan. */
+        got = plan(keys, LEN, 10, 12, NULL, NULL, NULL, 0, m);
+        size_t needed = o.moved;
+        CHECK(got == JUMPSHARD_ERROR_CAPACITY && needed > 0 && needed < LEN,
+              "%s: sizing call: %d, %zu", PLAN_NAMES[f], (int)got, needed);
+        got = plan(keys, LEN, 10, 12, p, NULL, d, needed, m);
+        CHECK(got == JUMPSHARD_OK && o.moved == needed, "%s: sized call: %d, %zu", PLAN_NAMES[f],
+              (int)got, o.moved);
+        plan_out_free(&o);
+    }
 }
 
 /* Threads hash while the main thread switches kernels under them: every
@@ -652,6 +867,8 @@ int main(int argc, char **argv) {
     run("status_messages", test_status_messages);
     run("version", test_version);
     run("threads", test_threads);
+    run("plan", test_plan);
+    run("bad_plan_arguments", test_bad_plan_arguments);
     free_golden();
     printf("test_jumpshard: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
