@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: run test test-rust test-kernels test-consumers lint check-header
+.PHONY: run test test-rust test-kernels test-consumers lint check-header fuzz
 
 # The main job on built-in data.
 run:
@@ -39,3 +39,10 @@ check-header:
 	  cbindgen --quiet --config cbindgen.toml --verify --output include/jumpshard.h \
 	  || { echo "include/jumpshard.h is stale: regenerate it with cbindgen"; exit 1; }; \
 	fi
+
+# Every fuzz target for FUZZ_SECONDS each (10 minutes by default; CI runs
+# 30 s each through the same script). Needs nightly and cargo-fuzz, which
+# .ci/fuzz installs if missing.
+FUZZ_SECONDS ?= 600
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) .ci/fuzz
