@@ -14,6 +14,8 @@ use jumpshard::verify::SplitMix64;
 use jumpshard::{reference, BucketCount, Kernel};
 use serde::Serialize;
 
+use crate::stdout::Stdout;
+
 const COUNTS: [u32; 4] = [10, 1000, 1_000_000, (1 << 31) - 1];
 
 #[derive(clap::Args)]
@@ -48,6 +50,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     if args.keys == 0 {
         return Err("--keys must be at least 1".into());
     }
+    let mut out = Stdout::open()?;
     let keys = SplitMix64::new(0xBE7C4).keys(args.keys);
     let kernels = Kernel::supported();
     let mut rows = Vec::new();
@@ -94,14 +97,15 @@ pub fn run(args: &Args) -> Result<(), String> {
         }
     }
     if args.json {
-        println!(
+        writeln!(
+            out,
             "{}",
             serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?
-        );
+        )?;
     } else {
-        print_table(&rows, args);
+        print_table(&mut out, &rows, args)?;
     }
-    Ok(())
+    out.finish()
 }
 
 fn seconds(f: impl FnOnce()) -> f64 {
@@ -110,21 +114,25 @@ fn seconds(f: impl FnOnce()) -> f64 {
     start.elapsed().as_secs_f64()
 }
 
-fn print_table(rows: &[Row], args: &Args) {
-    println!(
+fn print_table(out: &mut Stdout, rows: &[Row], args: &Args) -> Result<(), String> {
+    writeln!(
+        out,
         "jumpshard bench: {} random keys, 1 thread, best of {}, {}",
         args.keys,
         args.repeat,
         std::env::consts::ARCH
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "{:<10} {:>12} {:>12} {:>10}",
         "kernel", "N", "Mkeys/s", "vs Fig. 1"
-    );
+    )?;
     for r in rows {
-        println!(
+        writeln!(
+            out,
             "{:<10} {:>12} {:>12.1} {:>9.2}x",
             r.kernel, r.buckets, r.mkeys_per_s, r.ratio_vs_reference
-        );
+        )?;
     }
+    Ok(())
 }

@@ -106,6 +106,19 @@ pub struct Input {
 }
 
 impl InputArgs {
+    /// The identity of the input file (a named file, or a file on standard
+    /// input), which no output may replace; `None` for generated keys.
+    pub fn file_id(&self) -> Option<crate::output::FileId> {
+        if self.generate.is_some() {
+            return None;
+        }
+        let meta = match self.input.as_deref() {
+            Some(path) if path.as_os_str() != "-" => std::fs::metadata(path).ok()?,
+            _ => stdin_metadata()?,
+        };
+        crate::output::FileId::of(&meta)
+    }
+
     /// Opens the input, checking what can be checked before reading.
     pub fn open(&self) -> Result<Input, String> {
         if let Some(count) = self.generate {
@@ -164,6 +177,20 @@ impl InputArgs {
             unit,
             byte_keys: self.key_format == KeyFormat::Bytes,
         })
+    }
+}
+
+/// What standard input is (`< keys.u64` makes it a file).
+fn stdin_metadata() -> Option<std::fs::Metadata> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+        File::from(fd).metadata().ok()
+    }
+    #[cfg(not(unix))]
+    {
+        None
     }
 }
 
