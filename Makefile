@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: run test test-rust test-kernels test-consumers lint check-header fuzz
+.PHONY: run test test-rust test-kernels test-consumers lint check-header fuzz miri test-huge
 
 # The main job on built-in data.
 run:
@@ -46,3 +46,12 @@ check-header:
 FUZZ_SECONDS ?= 600
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) .ci/fuzz
+
+# Miri over the library's unit tests (also in .ci/run).
+miri:
+	.ci/miri
+
+# One batch of more than 2^32 keys through every kernel (tests/huge.rs);
+# not in `make test`: see the README for its time.
+test-huge:
+	$(CARGO) test --test huge -- --ignored --nocapture
