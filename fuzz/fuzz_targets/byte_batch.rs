@@ -11,11 +11,19 @@ use libfuzzer_sys::fuzz_target;
 /// Whether `offsets` cut `data` into `keys` strings, the naive way.
 fn valid(data: &[u8], offsets: &[i64], keys: usize) -> bool {
     offsets.len() == keys + 1
-        && offsets.iter().all(|&o| o >= 0 && o as u128 <= data.len() as u128)
+        && offsets
+            .iter()
+            .all(|&o| o >= 0 && o as u128 <= data.len() as u128)
         && offsets.windows(2).all(|w| w[0] <= w[1])
 }
 
-fn check<O: bytes::Offset + Copy>(data: &[u8], offsets: &[O], wide: &[i64], keys: usize, n: BucketCount) {
+fn check<O: bytes::Offset + Copy>(
+    data: &[u8],
+    offsets: &[O],
+    wide: &[i64],
+    keys: usize,
+    n: BucketCount,
+) {
     const CANARY: u32 = 0xDEAD_BEEF;
     let mut out = vec![CANARY; keys];
     let mut hashes = vec![u64::from(CANARY); keys];
@@ -24,7 +32,10 @@ fn check<O: bytes::Offset + Copy>(data: &[u8], offsets: &[O], wide: &[i64], keys
     if !valid(data, wide, keys) {
         assert!(got.is_err() && got_hashes.is_err());
         assert!(out.iter().all(|&b| b == CANARY), "output written on error");
-        assert!(hashes.iter().all(|&h| h == u64::from(CANARY)), "hashes written on error");
+        assert!(
+            hashes.iter().all(|&h| h == u64::from(CANARY)),
+            "hashes written on error"
+        );
         return;
     }
     got.unwrap();
@@ -66,7 +77,11 @@ fuzz_target!(|data: &[u8]| {
     };
     check(strings, &wide, &wide, keys, n);
     // The same offsets as i32, where they fit.
-    if let Ok(narrow) = wide.iter().map(|&o| i32::try_from(o)).collect::<Result<Vec<i32>, _>>() {
+    if let Ok(narrow) = wide
+        .iter()
+        .map(|&o| i32::try_from(o))
+        .collect::<Result<Vec<i32>, _>>()
+    {
         check(strings, &narrow, &wide, keys, n);
     }
 });

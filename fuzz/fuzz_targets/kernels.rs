@@ -12,7 +12,11 @@ fuzz_target!(|data: &[u8]| {
     };
     let raw = u32::from_le_bytes([*n0, *n1, *n2, *n3]);
     // Small counts half the time (where most branches are), any otherwise.
-    let n = if raw & 1 == 0 { (raw >> 1) % 1024 + 1 } else { (raw >> 1) % 0x7FFF_FFFF + 1 };
+    let n = if raw & 1 == 0 {
+        (raw >> 1) % 1024 + 1
+    } else {
+        (raw >> 1) % 0x7FFF_FFFF + 1
+    };
     let n = BucketCount::new(n).unwrap();
     let all: Vec<u64> = rest
         .chunks(8)

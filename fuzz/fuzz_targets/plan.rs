@@ -9,7 +9,11 @@ use libfuzzer_sys::fuzz_target;
 /// A bucket count from 4 bytes: small half the time.
 fn count(b: [u8; 4]) -> BucketCount {
     let raw = u32::from_le_bytes(b);
-    let n = if raw & 1 == 0 { (raw >> 1) % 64 + 1 } else { (raw >> 1) % 0x7FFF_FFFF + 1 };
+    let n = if raw & 1 == 0 {
+        (raw >> 1) % 64 + 1
+    } else {
+        (raw >> 1) % 0x7FFF_FFFF + 1
+    };
     BucketCount::new(n).unwrap()
 }
 

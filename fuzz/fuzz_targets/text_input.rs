@@ -70,8 +70,22 @@ fn naive(input: &[u8], format: KeyFormat, limit: usize) -> Result<Vec<u64>, u64>
 }
 
 /// What `Sequential` and `decode` make of the input, block by block.
-fn blocks(input: &[u8], format: KeyFormat, max: usize, limit: usize, step: usize) -> Result<Vec<u64>, String> {
-    let mut reader = Sequential::new(Box::new(Trickle { data: input.to_vec(), at: 0, step }), "in".into(), format);
+fn blocks(
+    input: &[u8],
+    format: KeyFormat,
+    max: usize,
+    limit: usize,
+    step: usize,
+) -> Result<Vec<u64>, String> {
+    let mut reader = Sequential::new(
+        Box::new(Trickle {
+            data: input.to_vec(),
+            at: 0,
+            step,
+        }),
+        "in".into(),
+        format,
+    );
     if format == KeyFormat::Bytes {
         reader = reader.with_max_line_bytes(limit);
     }
@@ -107,7 +121,10 @@ fuzz_target!(|data: &[u8]| {
     match (naive(input, format, limit), got) {
         (Ok(want), Ok(got)) => assert_eq!(want, got),
         (Err(0), Err(e)) => assert!(e.contains("multiple of 8"), "{e}"),
-        (Err(line), Err(e)) => assert!(e.starts_with(&format!("in line {line}: ")), "line {line}: {e}"),
+        (Err(line), Err(e)) => assert!(
+            e.starts_with(&format!("in line {line}: ")),
+            "line {line}: {e}"
+        ),
         (want, got) => panic!("naive {want:?}, blocks {got:?}"),
     }
 });
