@@ -121,6 +121,7 @@ fn a_closed_standard_output_is_refused_in_every_command() {
         let emulated = std::env::var_os(RUNNER_ENV).is_some();
         if emulated && !stderr(&o).contains("standard output is closed") {
             assert_fails(&o, &["cannot write standard output"]);
+            let _ = std::fs::remove_file(&out);
         } else {
             assert_fails(&o, &["standard output is closed"]);
         }
