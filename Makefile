@@ -52,6 +52,6 @@ miri:
 	.ci/miri
 
 # One batch of more than 2^32 keys through every kernel (tests/huge.rs);
-# not in `make test`: see the README for its time.
+# not in `make test` (minutes: see the README).
 test-huge:
 	$(CARGO) test --test huge -- --ignored --nocapture
