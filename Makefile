@@ -4,7 +4,7 @@
 CARGO ?= cargo
 
 .PHONY: run test test-rust test-kernels test-consumers test-python lint check-header
-.PHONY: install uninstall check-symbols
+.PHONY: install uninstall check-symbols fuzz miri test-huge
 
 # The main job on built-in data.
 run:
@@ -77,3 +77,19 @@ uninstall:
 check-symbols:
 	$(CARGO) build --release -p jumpshard
 	install/check-symbols target/release/libjumpshard.so
+
+# Every fuzz target for FUZZ_SECONDS each (10 minutes by default; CI runs
+# 30 s each through the same script). Needs nightly and cargo-fuzz, which
+# .ci/fuzz installs if missing.
+FUZZ_SECONDS ?= 600
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) .ci/fuzz
+
+# Miri over the library's unit tests (also in .ci/run).
+miri:
+	.ci/miri
+
+# One batch of more than 2^32 keys through every kernel (tests/huge.rs);
+# not in `make test` (minutes: see the README).
+test-huge:
+	$(CARGO) test --test huge -- --ignored --nocapture

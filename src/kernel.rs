@@ -339,3 +339,56 @@ pub(crate) fn check_lengths(keys: &[u64], out: &[u32]) -> Result<(), Error> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Every kernel this CPU (or Miri, with the target features it was
+    //! built with) runs, against the scalar loop: short batches of every
+    //! length around the lane counts, from unaligned starts. Small enough
+    //! for Miri, which checks the kernels' memory accesses: `.ci/miri` runs
+    //! it with AVX2 enabled, so the scalar and AVX2 kernels run there. The
+    //! AVX-512 kernel cannot: Miri does not implement its expand-load and
+    //! compress intrinsics.
+
+    use super::*;
+
+    #[test]
+    fn every_kernel_matches_the_scalar_loop() {
+        // Miri answers detection from the enabled target features: built
+        // with AVX2, the AVX2 kernel must be among those tested.
+        #[cfg(all(
+            target_feature = "avx2",
+            target_feature = "fma",
+            target_feature = "popcnt"
+        ))]
+        assert!(Kernel::avx2().is_some());
+        let mut state = 0x6B65_726Eu64;
+        let keys: Vec<u64> = (0..80)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(scalar::LCG_MULTIPLIER)
+                    .wrapping_add(0x9E37_79B9_7F4A_7C15);
+                state ^ (state >> 31)
+            })
+            .collect();
+        let lengths: Vec<usize> = if cfg!(miri) {
+            vec![0, 1, 3, 4, 5, 8, 9, 17, 33]
+        } else {
+            (0..=70).collect()
+        };
+        for n in [1, 2, 10, 1000, (1 << 31) - 1] {
+            let count = BucketCount::new(n).expect("valid count");
+            for &len in &lengths {
+                for skip in [0, 1, 3] {
+                    let keys = &keys[skip..skip + len];
+                    let want: Vec<u32> = keys.iter().map(|&k| scalar::jump(k, n)).collect();
+                    for kernel in Kernel::supported() {
+                        let mut out = vec![u32::MAX; len];
+                        kernel.batch(keys, count, &mut out).expect("equal lengths");
+                        assert_eq!(out, want, "{kernel}, N {n}, {len} keys from {skip}");
+                    }
+                }
+            }
+        }
+    }
+}

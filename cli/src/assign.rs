@@ -4,14 +4,15 @@
 //! Output: `text`, one decimal bucket per line; or `binary`, one
 //! little-endian i32 per key (Figure 1's return type).
 
-use std::io::{BufWriter, Stdout, Write};
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::atomic::AtomicFile;
+use crate::output::Output;
 use crate::reshard::{count, threads};
+use crate::stdout::Stdout;
 use crate::{input, pipeline, progress};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -29,10 +30,12 @@ pub struct Args {
     buckets: i64,
     #[command(flatten)]
     input: input::InputArgs,
-    /// Write the buckets here (atomically: complete or not at all) and a
-    /// summary to standard output; without it, the buckets go to standard
-    /// output.
-    #[arg(long)]
+    /// Write the buckets here (atomically: complete or not at all, and
+    /// never over the input) and a summary to standard output; without it,
+    /// the buckets go to standard output. `-` writes them to standard
+    /// output and the summary to standard error; a FIFO or a character
+    /// device (/dev/null) is written directly.
+    #[arg(long, value_name = "FILE|-")]
     output: Option<PathBuf>,
     /// Format of the buckets.
     #[arg(long, value_enum, default_value_t = BucketFormat::Text)]
@@ -43,32 +46,6 @@ pub struct Args {
     /// Print the summary (with --output) as one JSON object.
     #[arg(long, requires = "output")]
     json: bool,
-}
-
-/// Where the buckets go.
-enum Sink {
-    File(AtomicFile),
-    Stdout(BufWriter<Stdout>),
-}
-
-impl Sink {
-    fn write_all(&mut self, bytes: &[u8]) -> Result<(), String> {
-        match self {
-            Sink::File(f) => f.write_all(bytes),
-            Sink::Stdout(s) => s
-                .write_all(bytes)
-                .map_err(|e| format!("cannot write standard output: {e}")),
-        }
-    }
-
-    fn finish(self) -> Result<(), String> {
-        match self {
-            Sink::File(f) => f.commit(),
-            Sink::Stdout(mut s) => s
-                .flush()
-                .map_err(|e| format!("cannot write standard output: {e}")),
-        }
-    }
 }
 
 #[derive(Serialize)]
@@ -92,8 +69,14 @@ pub fn run(args: &Args) -> Result<(), String> {
     let n = count("--buckets", args.buckets)?;
     let input = args.input.open()?;
     let mut sink = match &args.output {
-        Some(path) => Sink::File(AtomicFile::create(path)?),
-        None => Sink::Stdout(BufWriter::with_capacity(1 << 20, std::io::stdout())),
+        Some(path) => Output::create(path, args.input.file_id())?,
+        None => Output::Stdout(Stdout::open()?),
+    };
+    // The summary's standard output, opened before any work so that a
+    // closed one stops the command early.
+    let report = match (&args.output, sink.is_stdout()) {
+        (Some(_), false) => Some(Stdout::open()?),
+        _ => None,
     };
     let format = args.output_format;
     let bar = progress::bar(input.size, input.unit);
@@ -127,7 +110,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         |_, part| sink.write_all(&part.bytes),
     )?;
     bar.finish_and_clear();
-    sink.finish()?;
+    sink.commit()?;
     let Some(path) = &args.output else {
         return Ok(());
     };
@@ -138,13 +121,15 @@ pub fn run(args: &Args) -> Result<(), String> {
         seconds,
         keys_per_second: keys as f64 / seconds,
         threads: threads(args.threads),
-        output: path.display().to_string(),
+        output: match report {
+            Some(_) => path.display().to_string(),
+            None => "standard output".to_string(),
+        },
     };
-    if args.json {
-        let json = serde_json::to_string(&summary).map_err(|e| e.to_string())?;
-        println!("{json}");
+    let text = if args.json {
+        serde_json::to_string(&summary).map_err(|e| e.to_string())?
     } else {
-        println!(
+        format!(
             "assigned {} keys to {} buckets in {:.3} s ({:.1} M keys/s on {} threads): {}",
             summary.keys,
             summary.buckets,
@@ -152,7 +137,14 @@ pub fn run(args: &Args) -> Result<(), String> {
             summary.keys_per_second / 1e6,
             summary.threads,
             summary.output
-        );
+        )
+    };
+    match report {
+        Some(mut out) => {
+            writeln!(out, "{text}")?;
+            out.finish()
+        }
+        None => writeln!(std::io::stderr(), "{text}")
+            .map_err(|e| format!("cannot write standard error: {e}")),
     }
-    Ok(())
 }

@@ -29,11 +29,15 @@ pub struct AtomicFile {
 impl AtomicFile {
     /// Starts writing what will become `path`. An existing `path` must be
     /// a regular file (renaming over a device such as /dev/null would
-    /// replace the device); behind a symbolic link, the file it points to is
-    /// replaced and the link stays.
+    /// replace the device) that the user may write (a read-only file, or
+    /// one owned by someone else, is not replaced behind its owner's back);
+    /// the replacement keeps its mode (and its owner, where allowed).
+    /// Behind symbolic links, even one whose target does not exist yet, the
+    /// file they lead to is written and the links stay.
     pub fn create(path: &Path) -> Result<AtomicFile, String> {
         let name = path.display().to_string();
-        let path = match std::fs::metadata(path) {
+        let path = follow_links(path).map_err(|e| format!("cannot write {name}: {e}"))?;
+        let existing = match std::fs::metadata(&path) {
             Ok(meta) if meta.is_dir() => {
                 return Err(format!("cannot write {name}: it is a directory"));
             }
@@ -43,10 +47,17 @@ impl AtomicFile {
                      is renamed into place, which would replace it"
                 ));
             }
-            Ok(_) => {
-                std::fs::canonicalize(path).map_err(|e| format!("cannot write {name}: {e}"))?
+            Ok(meta) => {
+                if !may_write(&path) {
+                    return Err(format!(
+                        "cannot write {name}: permission denied (the file exists and \
+                         you may not write it, so it is not replaced)"
+                    ));
+                }
+                Some(meta)
             }
-            Err(_) => path.to_path_buf(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(format!("cannot write {name}: {e}")),
         };
         let dir = match path.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir,
@@ -68,6 +79,9 @@ impl AtomicFile {
                 )
             })?
             .into_parts();
+        if let Some(meta) = existing {
+            keep_mode_and_owner(&file, &meta).map_err(|e| format!("cannot write {name}: {e}"))?;
+        }
         let on_signal = remove_on_signal(&temp);
         Ok(AtomicFile {
             file: BufWriter::with_capacity(1 << 20, file),
@@ -107,6 +121,72 @@ impl AtomicFile {
     fn error(&self, e: io::Error) -> String {
         format!("cannot write {}: {e}", self.name)
     }
+}
+
+/// Where `path` leads through any symbolic links: the first path that is
+/// not a link, whether it exists or not.
+fn follow_links(path: &Path) -> io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    // As many links as Linux follows (ELOOP past that).
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = std::fs::read_link(&path)?;
+                // A relative target is relative to the link's directory;
+                // joining an absolute one gives it unchanged.
+                path = match path.parent() {
+                    Some(dir) => dir.join(target),
+                    None => target,
+                };
+            }
+            _ => return Ok(path),
+        }
+    }
+    Err(io::Error::other("too many levels of symbolic links"))
+}
+
+/// Whether the user may write the existing file at `path`, by the kernel's
+/// own check for the effective user (root may write anything).
+#[cfg(unix)]
+fn may_write(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+
+    let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `c_path` is a NUL-terminated string that outlives the call;
+    // `faccessat` only reads it.
+    unsafe {
+        libc::faccessat(
+            libc::AT_FDCWD,
+            c_path.as_ptr(),
+            libc::W_OK,
+            libc::AT_EACCESS,
+        ) == 0
+    }
+}
+
+#[cfg(not(unix))]
+fn may_write(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.permissions().readonly())
+}
+
+/// Gives the new file the replaced one's mode and, where the user may
+/// (root, or a group the user is in), its owner and group.
+#[cfg(unix)]
+fn keep_mode_and_owner(file: &File, old: &std::fs::Metadata) -> io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
+    // Not being allowed to give the file away is no error: the mode is
+    // what matters to who reads it.
+    let _ = std::os::unix::fs::fchown(file, Some(old.uid()), Some(old.gid()));
+    // After the owner: changing it may clear the set-id bits.
+    file.set_permissions(std::fs::Permissions::from_mode(old.mode() & 0o7777))
+}
+
+#[cfg(not(unix))]
+fn keep_mode_and_owner(file: &File, old: &std::fs::Metadata) -> io::Result<()> {
+    file.set_permissions(old.permissions())
 }
 
 /// The error without the temporary file's name, which `tempfile` appends

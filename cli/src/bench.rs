@@ -19,6 +19,8 @@ use jumpshard::verify::SplitMix64;
 use jumpshard::{reference, BucketCount, Cpu, Division, Kernel};
 use serde::Serialize;
 
+use crate::stdout::Stdout;
+
 pub(crate) const COUNTS: [u32; 4] = [10, 1000, 1_000_000, (1 << 31) - 1];
 
 #[derive(clap::Args)]
@@ -80,6 +82,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     if args.keys == 0 {
         return Err("--keys must be at least 1".into());
     }
+    let mut out = Stdout::open()?;
     let keys = SplitMix64::new(0xBE7C4).keys(args.keys);
     let kernels = measured_kernels(args.all_divisions);
     let mut rows = Vec::new();
@@ -119,17 +122,18 @@ pub fn run(args: &Args) -> Result<(), String> {
         }
     }
     if args.json {
-        println!(
+        writeln!(
+            out,
             "{}",
             serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?
-        );
+        )?;
     } else {
-        print_table(&rows, args);
+        print_table(&mut out, &rows, args)?;
     }
     if let Some(path) = &args.plot {
         crate::bench_plot::throughput(path, &rows)?;
     }
-    Ok(())
+    out.finish()
 }
 
 /// Keys per kernel call: long enough for the refilling loop at full speed,
@@ -285,26 +289,30 @@ pub(crate) fn machine_line() -> String {
     format!("CPU: {}; load {load}", Cpu::this())
 }
 
-fn print_table(rows: &[Row], args: &Args) {
-    println!(
+fn print_table(out: &mut Stdout, rows: &[Row], args: &Args) -> Result<(), String> {
+    writeln!(
+        out,
         "jumpshard bench: {} random keys, 1 thread, fastest call of {KERNEL_CALL} keys (Figure 1: slice of {REFERENCE_SLICE}) over {} repetitions, {}",
         args.keys,
         args.repeat,
         std::env::consts::ARCH
-    );
-    println!("{}", machine_line());
-    println!(
+    )?;
+    writeln!(out, "{}", machine_line())?;
+    writeln!(
+        out,
         "{:<10} {:<8} {:>12} {:>12} {:>10} {:>14}",
         "kernel", "division", "N", "Mkeys/s", "vs Fig. 1", "cycles/lane-it"
-    );
+    )?;
     for r in rows {
         let cycles = r
             .cycles_per_lane_iteration
             .map_or("-".to_owned(), |c| format!("{c:.2}"));
-        println!(
+        writeln!(
+            out,
             "{:<10} {:<8} {:>12} {:>12.1} {:>9.2}x {:>14}",
             r.kernel, r.division, r.buckets, r.mkeys_per_s, r.ratio_vs_reference, cycles
-        );
+        )?;
     }
-    println!("(cycles: time-stamp counter ticks, at the CPU's nominal clock)");
+    writeln!(out, "(cycles: time-stamp counter ticks, at the CPU's nominal clock)")?;
+    Ok(())
 }

@@ -24,6 +24,7 @@ use serde::Serialize;
 use crate::input::{self, InMemory, Source};
 use crate::pipeline;
 use crate::reshard::{count, stream, threads};
+use crate::stdout::Stdout;
 
 #[derive(clap::Args)]
 pub struct ReshardArgs {
@@ -76,6 +77,7 @@ pub fn run(args: &ReshardArgs, repeat: u32, json: bool) -> Result<(), String> {
     let resize = Resize::new(count("--from", args.from)?, count("--to", args.to)?)
         .map_err(|e| e.to_string())?;
     let workers = threads(args.threads);
+    let mut out = Stdout::open()?;
     let file = input::u64le_file(path)?;
     let n = file.key_count();
     let size = usize::try_from(n).map_err(|_| format!("{} is too large", path.display()))?;
@@ -141,27 +143,30 @@ pub fn run(args: &ReshardArgs, repeat: u32, json: bool) -> Result<(), String> {
             .collect(),
     };
     if json {
-        println!(
+        writeln!(
+            out,
             "{}",
             serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
-        );
-        return Ok(());
+        )?;
+        return out.finish();
     }
-    println!(
+    writeln!(out,
         "jumpshard bench --reshard {}: {} keys, {} -> {} buckets, {} threads, {} kernel, best of {repeat}",
         report.file, report.keys, report.from, report.to, report.threads, report.kernel
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "{:<34} {:>10} {:>14}",
         "measure", "Mkeys/s", "file run / it"
-    );
+    )?;
     for r in &report.rows {
-        println!(
+        writeln!(
+            out,
             "{:<34} {:>10.1} {:>13.2}x",
             r.measure, r.mkeys_per_s, r.file_ratio
-        );
+        )?;
     }
-    Ok(())
+    out.finish()
 }
 
 fn seconds(f: impl FnOnce() -> Result<(), String>) -> Result<f64, String> {

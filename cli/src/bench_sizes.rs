@@ -19,6 +19,7 @@ use jumpshard::{reference, BucketCount, Kernel};
 use serde::Serialize;
 
 use crate::bench::{machine_line, measured_kernels, Timing};
+use crate::stdout::Stdout;
 
 /// Keys per call.
 pub const SIZES: [usize; 11] = [1, 2, 4, 8, 16, 32, 64, 256, 1024, 4096, 65536];
@@ -53,6 +54,7 @@ pub fn run(
     plot: Option<&Path>,
 ) -> Result<(), String> {
     let keys = SplitMix64::new(0x51_2E5).keys(POOL);
+    let mut stdout = Stdout::open()?;
     let mut out = vec![0u32; POOL];
     let mut out_ref = vec![0i32; POOL];
     let kernels = measured_kernels(all_divisions);
@@ -106,42 +108,52 @@ pub fn run(
     }
     jumpshard::set_active_kernel(before);
     if json {
-        println!(
+        writeln!(
+            stdout,
             "{}",
             serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?
-        );
+        )?;
     } else {
-        print_table(&rows, &kernels, repeat);
+        print_table(&mut stdout, &rows, &kernels, repeat)?;
     }
     if let Some(path) = plot {
         crate::bench_plot::sizes(path, &rows)?;
     }
-    Ok(())
+    stdout.finish()
 }
 
 /// One line per (N, size): ns per key and the ratio for each kernel.
-fn print_table(rows: &[SizeRow], kernels: &[Kernel], repeat: u32) {
-    println!(
+fn print_table(
+    out: &mut Stdout,
+    rows: &[SizeRow],
+    kernels: &[Kernel],
+    repeat: u32,
+) -> Result<(), String> {
+    writeln!(
+        out,
         "jumpshard bench --sizes: {POOL} random keys per measurement, in calls of each size to jumpshard::batch, 1 thread, fastest slice of {SLICE}+ keys over {repeat} repetitions"
-    );
-    println!("{}", machine_line());
-    print!("{:>10} {:>6} {:>10}", "N", "keys", "Fig. 1 ns");
+    )?;
+    writeln!(out, "{}", machine_line())?;
+    write!(out, "{:>10} {:>6} {:>10}", "N", "keys", "Fig. 1 ns")?;
     for k in kernels {
-        print!(" {:>20}", format!("{} ({})", k.name(), k.division()));
+        write!(out, " {:>20}", format!("{} ({})", k.name(), k.division()))?;
     }
-    println!();
+    writeln!(out)?;
     for line in rows.chunks(kernels.len() + 1) {
         let r = &line[0];
-        print!(
+        write!(
+            out,
             "{:>10} {:>6} {:>10.2}",
             r.buckets, r.keys_per_call, r.ns_per_key
-        );
+        )?;
         for k in &line[1..] {
-            print!(
+            write!(
+                out,
                 " {:>20}",
                 format!("{:.2} ns {:.2}x", k.ns_per_key, k.ratio_vs_reference)
-            );
+            )?;
         }
-        println!();
+        writeln!(out)?;
     }
+    Ok(())
 }

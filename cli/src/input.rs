@@ -11,7 +11,8 @@
 //! - `decimal`: one decimal u64 per line (digits only; a line longer than
 //!   4096 bytes is refused without being read whole).
 //! - `bytes`: each line is one byte-string key, pre-hashed with XXH3-64
-//!   (`jumpshard::bytes::prehash`).
+//!   (`jumpshard::bytes::prehash`); a line longer than `--max-line-bytes`
+//!   (1 MiB by default) is refused without being read whole.
 //!
 //! A line is what lies between two `\n`, without the `\n` and without one
 //! `\r` before it (so `\r\n` files read as `\n` files); a last line without
@@ -50,6 +51,10 @@ pub struct InputArgs {
     /// Instead of reading input, generate this many SplitMix64 keys.
     #[arg(long, value_name = "COUNT")]
     generate: Option<u64>,
+    /// With `--key-format bytes`, the longest line accepted, in bytes (its
+    /// `\n` or `\r\n` not counted); a longer line is an error naming it.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::sequential::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: usize,
     /// Seed of the generated keys.
     #[arg(long, default_value_t = 0x6A75_6D70, requires = "generate")]
     seed: u64,
@@ -101,6 +106,19 @@ pub struct Input {
 }
 
 impl InputArgs {
+    /// The identity of the input file (a named file, or a file on standard
+    /// input), which no output may replace; `None` for generated keys.
+    pub fn file_id(&self) -> Option<crate::output::FileId> {
+        if self.generate.is_some() {
+            return None;
+        }
+        let meta = match self.input.as_deref() {
+            Some(path) if path.as_os_str() != "-" => std::fs::metadata(path).ok()?,
+            _ => stdin_metadata()?,
+        };
+        crate::output::FileId::of(&meta)
+    }
+
     /// Opens the input, checking what can be checked before reading.
     pub fn open(&self) -> Result<Input, String> {
         if let Some(count) = self.generate {
@@ -151,11 +169,28 @@ impl InputArgs {
             KeyFormat::Decimal | KeyFormat::Bytes => Unit::Bytes,
         };
         Ok(Input {
-            source: Source::Sequential(Box::new(Sequential::new(source, name, self.key_format))),
+            source: Source::Sequential(Box::new(
+                Sequential::new(source, name, self.key_format)
+                    .with_max_line_bytes(self.max_line_bytes),
+            )),
             size: size.map(|s| if unit == Unit::Keys { s / 8 } else { s }),
             unit,
             byte_keys: self.key_format == KeyFormat::Bytes,
         })
+    }
+}
+
+/// What standard input is (`< keys.u64` makes it a file).
+fn stdin_metadata() -> Option<std::fs::Metadata> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+        File::from(fd).metadata().ok()
+    }
+    #[cfg(not(unix))]
+    {
+        None
     }
 }
 

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use jumpshard_cli::stdout::Stdout;
 use jumpshard_cli::{assign, bench, reshard, signals, verify};
 
 /// Jump consistent hash, bit-exact with Lamping and Veach's Figure 1, for
@@ -52,16 +53,11 @@ fn main() -> ExitCode {
     signals::install();
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Bucket { key, buckets } => jumpshard::BucketCount::try_from(buckets)
-            .map(|n| println!("{}", jumpshard::bucket(key, n)))
-            .map_err(|e| e.to_string()),
+        Command::Bucket { key, buckets } => bucket(key, buckets),
         Command::Kernels {
             supported,
             divisions,
-        } => {
-            kernels(supported, divisions);
-            Ok(())
-        }
+        } => kernels(supported, divisions),
         Command::Verify(args) => verify::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Reshard(args) => reshard::run(&args),
@@ -76,17 +72,29 @@ fn main() -> ExitCode {
     }
 }
 
-fn kernels(only_supported: bool, only_divisions: bool) {
+fn bucket(key: u64, buckets: i64) -> Result<(), String> {
+    let n = jumpshard::BucketCount::try_from(buckets).map_err(|e| e.to_string())?;
+    let mut out = Stdout::open()?;
+    writeln!(out, "{}", jumpshard::bucket(key, n))?;
+    out.finish()
+}
+
+fn kernels(only_supported: bool, only_divisions: bool) -> Result<(), String> {
+    let mut out = Stdout::open()?;
     let supported = jumpshard::Kernel::supported();
     if only_supported {
-        supported.iter().for_each(|k| println!("{k}"));
-        return;
+        for k in supported {
+            writeln!(out, "{k}")?;
+        }
+        return out.finish();
     }
     if only_divisions {
         for k in &supported {
-            k.divisions().iter().for_each(|d| println!("{k}:{d}"));
+            for d in k.divisions() {
+                writeln!(out, "{k}:{d}")?;
+            }
         }
-        return;
+        return out.finish();
     }
     let selection = jumpshard::kernel_selection();
     let active = jumpshard::active_kernel();
@@ -98,21 +106,24 @@ fn kernels(only_supported: bool, only_divisions: bool) {
             Ok(k) => format!("supported, {} division", k.division()),
             Err(_) => "not supported here".to_owned(),
         };
-        println!("{name:<8} {state}");
+        writeln!(out, "{name:<8} {state}")?;
     }
     if let (Some(requested), Some(why)) = (&selection.requested, &selection.refused) {
-        println!(
+        writeln!(
+            out,
             "{} = {requested:?} was refused: {why}",
             jumpshard::KERNEL_ENV
-        );
+        )?;
     }
     if let (Some(requested), Some(why)) =
         (&selection.division_requested, &selection.division_refused)
     {
-        println!(
+        writeln!(
+            out,
             "{} = {requested:?} was refused: {why}",
             jumpshard::DIVISION_ENV
-        );
+        )?;
     }
-    println!("CPU: {}", jumpshard::Cpu::this());
+    writeln!(out, "CPU: {}", jumpshard::Cpu::this())?;
+    out.finish()
 }

@@ -12,7 +12,8 @@
 //! - `binary`: no header; 16 bytes per move, all little-endian: the id as
 //!   a u64, then `from` and `to` as u32.
 
-use std::io::Write;
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -20,7 +21,8 @@ use indicatif::ProgressBar;
 use jumpshard::{BucketCount, DestinationCounts, MovePlan, Resize};
 use serde::{Serialize, Serializer};
 
-use crate::atomic::AtomicFile;
+use crate::output::Output;
+use crate::stdout::Stdout;
 use crate::{input, pipeline, progress};
 
 /// Destinations listed in the text summary; `--json` lists them all.
@@ -44,8 +46,11 @@ pub struct Args {
     to: i64,
     #[command(flatten)]
     input: input::InputArgs,
-    /// Write the move list here (atomically: complete or not at all).
-    #[arg(long)]
+    /// Write the move list here (atomically: complete or not at all, and
+    /// never over the input). `-` writes it to standard output, and the
+    /// summary then goes to standard error; a FIFO or a character device
+    /// (/dev/null) is written directly.
+    #[arg(long, value_name = "FILE|-")]
     output: Option<PathBuf>,
     /// Format of the move list.
     #[arg(long, value_enum, default_value_t = MoveFormat::Csv, requires = "output")]
@@ -82,7 +87,19 @@ pub fn run(args: &Args) -> Result<(), String> {
     let input = args.input.open()?;
     let by_position = args.positions || input.byte_keys;
     let format = args.output_format;
-    let mut output = args.output.as_deref().map(AtomicFile::create).transpose()?;
+    // Where the summary goes, opened first so that a closed standard
+    // output stops the command before any work.
+    let to_stdout = args.output.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    let report = if to_stdout {
+        None
+    } else {
+        Some(Stdout::open()?)
+    };
+    let mut output = args
+        .output
+        .as_deref()
+        .map(|path| Output::create(path, args.input.file_id()))
+        .transpose()?;
     if let (Some(out), MoveFormat::Csv) = (&mut output, format) {
         let id = if by_position { "position" } else { "key" };
         out.write_all(format!("{id},from,to\n").as_bytes())?;
@@ -119,20 +136,30 @@ pub fn run(args: &Args) -> Result<(), String> {
         keys_per_second: keys as f64 / seconds,
         threads: threads(args.threads),
         per_destination: PerDestination(&total),
-        output: args.output.as_ref().map(|p| p.display().to_string()),
+        output: args.output.as_ref().map(|p| match to_stdout {
+            true => "standard output".to_string(),
+            false => p.display().to_string(),
+        }),
     };
-    if args.json {
-        let json = serde_json::to_string(&summary).map_err(|e| e.to_string())?;
-        println!("{json}");
+    let text = if args.json {
+        serde_json::to_string(&summary).map_err(|e| e.to_string())? + "\n"
     } else {
-        print_text(&summary, resize);
+        summary_text(&summary, resize)
+    };
+    match report {
+        Some(mut out) => {
+            out.write_all(text.as_bytes())?;
+            out.finish()
+        }
+        None => std::io::stderr()
+            .write_all(text.as_bytes())
+            .map_err(|e| format!("cannot write standard error: {e}")),
     }
-    Ok(())
 }
 
 /// Where and how the move list is written.
 pub struct MoveList<'a> {
-    pub file: &'a mut AtomicFile,
+    pub file: &'a mut Output,
     pub format: MoveFormat,
     /// Identify keys by position rather than by value.
     pub by_position: bool,
@@ -242,16 +269,16 @@ impl Serialize for PerDestination<'_> {
     }
 }
 
-fn print_text(s: &Summary, resize: Resize) {
+/// The summary as text.
+fn summary_text(s: &Summary, resize: Resize) -> String {
     let (kind, formula) = if resize.shrinks() {
         ("shrink", format!("({} - {}) / {}", s.from, s.to, s.from))
     } else {
         ("growth", format!("1 - {} / {}", s.from, s.to))
     };
-    let mut out = std::io::stdout().lock();
-    // A closed stdout ends the process by SIGPIPE (see `crate::signals`)
-    // and loses only the summary: the output file is complete by now.
-    let _ = (|| -> std::io::Result<()> {
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = (|| -> std::fmt::Result {
         writeln!(out, "reshard {} -> {} buckets ({kind})", s.from, s.to)?;
         writeln!(out, "keys read      {}", s.keys)?;
         writeln!(
@@ -283,4 +310,5 @@ fn print_text(s: &Summary, resize: Resize) {
         }
         Ok(())
     })();
+    out
 }

@@ -15,6 +15,11 @@ use crate::input::{not_whole_keys, KeyFormat};
 /// The longest decimal line read whole; `u64::MAX` has 20 digits.
 const DECIMAL_LINE_LIMIT: usize = 4096;
 
+/// The longest byte-key line by default (`--max-line-bytes` changes it):
+/// a bound, so that an input without line ends (`/dev/zero`, a binary file
+/// read as text) is refused instead of filling memory.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 1 << 20;
+
 /// Whole keys or whole lines of the input.
 #[derive(Default)]
 pub struct Block {
@@ -22,6 +27,8 @@ pub struct Block {
     /// The position of the block's first key in the input, from 0; in the
     /// text formats its line number is one more.
     pub first: u64,
+    /// The longest line (without its end) the decoder accepts.
+    pub line_limit: usize,
 }
 
 /// The input, front to back.
@@ -29,6 +36,8 @@ pub struct Sequential {
     source: Box<dyn Read + Send>,
     name: String,
     format: KeyFormat,
+    /// The longest byte-key line accepted.
+    max_line_bytes: usize,
     /// Bytes read past the last block's end: the start of its next line
     /// or key.
     carry: Vec<u8>,
@@ -45,10 +54,27 @@ impl Sequential {
             source,
             name,
             format,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             carry: Vec::new(),
             keys: 0,
             read: 0,
             at_end: false,
+        }
+    }
+
+    /// Accepts byte-key lines of up to `max` bytes instead of
+    /// [`DEFAULT_MAX_LINE_BYTES`].
+    pub fn with_max_line_bytes(mut self, max: usize) -> Sequential {
+        self.max_line_bytes = max;
+        self
+    }
+
+    /// The longest line (without `\n` or `\r\n`) of this format.
+    fn line_limit(&self) -> usize {
+        match self.format {
+            KeyFormat::U64le => usize::MAX,
+            KeyFormat::Decimal => DECIMAL_LINE_LIMIT,
+            KeyFormat::Bytes => self.max_line_bytes,
         }
     }
 
@@ -71,6 +97,7 @@ impl Sequential {
         bytes.clear();
         bytes.append(&mut self.carry);
         block.first = self.keys;
+        block.line_limit = self.line_limit();
         let mut read = 0;
         let cut = loop {
             if bytes.len() >= max || self.at_end {
@@ -79,10 +106,16 @@ impl Sequential {
                     Some(cut) => break cut,
                     None => {}
                 }
-                if self.format == KeyFormat::Decimal && bytes.len() > DECIMAL_LINE_LIMIT {
-                    // One unfinished line fills the block: stop here rather
-                    // than read a binary file whole.
-                    return Err(too_long(&self.name, block.first + 1));
+                // One unfinished line fills the block; past the bound (and a
+                // `\r` that may end it), stop here rather than read a binary
+                // file, or `/dev/zero`, whole.
+                if bytes.len() > block.line_limit.saturating_add(1) {
+                    return Err(too_long(
+                        &self.name,
+                        block.first + 1,
+                        self.format,
+                        block.line_limit,
+                    ));
                 }
             }
             let start = bytes.len();
@@ -164,9 +197,11 @@ pub fn decode(
             None => (rest, &[][..]),
         };
         let text = text.strip_suffix(b"\r").unwrap_or(text);
+        if text.len() > block.line_limit {
+            return Err(too_long(name, line, format, block.line_limit));
+        }
         keys.push(match format {
             KeyFormat::Bytes => jumpshard::bytes::prehash(text),
-            _ if text.len() >= DECIMAL_LINE_LIMIT => return Err(too_long(name, line)),
             _ => parse_decimal(text).map_err(|why| format!("{name} line {line}: {why}"))?,
         });
         line += 1;
@@ -175,8 +210,12 @@ pub fn decode(
     Ok(())
 }
 
-fn too_long(name: &str, line: u64) -> String {
-    format!("{name} line {line}: longer than {DECIMAL_LINE_LIMIT} bytes, not a decimal u64 key")
+fn too_long(name: &str, line: u64, format: KeyFormat, limit: usize) -> String {
+    let why = match format {
+        KeyFormat::Bytes => "the bound on byte keys (raise it with --max-line-bytes)",
+        _ => "not a decimal u64 key",
+    };
+    format!("{name} line {line}: longer than {limit} bytes, {why}")
 }
 
 /// One decimal key (the line without its end), or why not.

@@ -7,6 +7,8 @@ use jumpshard::reference;
 use jumpshard::verify::{adversarial_keys, compare_with, edge_bucket_counts, Report, SplitMix64};
 use serde::Serialize;
 
+use crate::stdout::Stdout;
+
 #[derive(clap::Args)]
 pub struct Args {
     /// Random keys per bucket count (the adversarial keys come on top).
@@ -39,6 +41,7 @@ struct Mismatch {
 }
 
 pub fn run(args: &Args) -> Result<(), String> {
+    let mut out = Stdout::open()?;
     let mut keys = SplitMix64::new(args.seed).keys(args.keys);
     keys.extend(adversarial_keys());
     // Every division strategy too: each is a different computation.
@@ -71,13 +74,15 @@ pub fn run(args: &Args) -> Result<(), String> {
         })
         .collect();
     if args.json {
-        println!(
+        writeln!(
+            out,
             "{}",
             serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?
-        );
+        )?;
     } else {
-        print_table(&rows, edge_bucket_counts().len(), keys.len());
+        print_table(&mut out, &rows, edge_bucket_counts().len(), keys.len())?;
     }
+    out.finish()?;
     let failed: Vec<String> = rows
         .iter()
         .filter(|r| !r.pass)
@@ -93,26 +98,31 @@ pub fn run(args: &Args) -> Result<(), String> {
     }
 }
 
-fn print_table(rows: &[Row], counts: usize, keys: usize) {
+fn print_table(out: &mut Stdout, rows: &[Row], counts: usize, keys: usize) -> Result<(), String> {
     let target = std::env::consts::ARCH;
-    println!(
+    writeln!(
+        out,
         "jumpshard verify: {keys} keys x {counts} bucket counts against Figure 1 (C++), {target}"
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "{:<8} {:<8} {:>14} {:>11}  result",
         "kernel", "division", "pairs", "mismatches"
-    );
+    )?;
     for r in rows {
         let result = if r.pass { "pass" } else { "FAIL" };
-        println!(
+        writeln!(
+            out,
             "{:<8} {:<8} {:>14} {:>11}  {result}",
             r.kernel, r.division, r.pairs, r.mismatches
-        );
+        )?;
         if let Some(m) = &r.first_mismatch {
-            println!(
+            writeln!(
+                out,
                 "         first mismatch: key {} N={} gives {}, Figure 1 gives {}",
                 m.key, m.buckets, m.kernel, m.reference
-            );
+            )?;
         }
     }
+    Ok(())
 }

@@ -291,39 +291,154 @@ fn output_larger_than_the_file_size_limit() {
     }
 }
 
-/// Renaming over a device or a FIFO would replace it (as root, even
-/// /dev/null), so an existing output that is not a regular file is refused.
-/// The test makes its own FIFO and, where it may, its own copy of the
-/// /dev/null device, so that a regression cannot replace the real one.
+/// Renaming over a special file would replace it, so an existing output
+/// that is neither a regular file nor written directly (a FIFO or a
+/// character device, see tests/outputs.rs) is refused: here a socket.
 #[test]
-fn output_that_is_not_a_regular_file() {
+fn output_that_is_a_socket() {
     use std::os::unix::fs::FileTypeExt;
 
     let d = dir();
-    let fifo = d.path().join("fifo");
-    let null = d.path().join("null");
-    let made = |program: &str, args: &[&str]| {
-        Command::new(program)
-            .args(args)
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    let mut targets = Vec::new();
-    if made("mkfifo", &[path_str(&fifo)]) {
-        targets.push(fifo);
+    let socket = d.path().join("socket");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    for o in both(&["--generate", "1000"], &socket, b"") {
+        assert_fails(&o, &[path_str(&socket), "not a regular file"]);
     }
-    if made("mknod", &[path_str(&null), "c", "1", "3"]) {
-        targets.push(null);
-    }
-    assert!(!targets.is_empty(), "neither mkfifo nor mknod worked");
-    for target in &targets {
-        for o in both(&["--generate", "1000"], target, b"") {
-            assert_fails(&o, &[path_str(target), "not a regular file"]);
+    let kind = std::fs::metadata(&socket).unwrap().file_type();
+    assert!(kind.is_socket(), "the socket was replaced");
+}
+
+/// A byte-key input without line ends (`/dev/zero`) stops at the line
+/// bound with a message naming the line, in bounded memory (under a 2 GB
+/// address-space limit, where it used to grow until the allocator aborted),
+/// and leaves no temporary file.
+#[test]
+fn byte_key_lines_are_bounded() {
+    let d = dir();
+    let out = d.path().join("out");
+    let limited = std::env::var_os(RUNNER_ENV).is_none();
+    for cmd in [
+        &["reshard", "--from", "10", "--to", "12"][..],
+        &["assign", "--buckets", "10"][..],
+    ] {
+        let mut words: Vec<String> = Vec::new();
+        if limited {
+            // qemu reserves more address space than this: no limit there.
+            words.extend(["sh", "-c", "ulimit -v 2000000 && exec \"$@\"", "sh"].map(String::from));
         }
-        let kind = std::fs::metadata(target).unwrap().file_type();
-        assert!(
-            kind.is_fifo() || kind.is_char_device(),
-            "{target:?} was replaced"
+        words.extend(program());
+        words.extend(cmd.iter().map(|s| s.to_string()));
+        words.extend(
+            [
+                "--key-format",
+                "bytes",
+                "/dev/zero",
+                "--output",
+                path_str(&out),
+            ]
+            .map(String::from),
         );
+        let o = run_command(Command::new(&words[0]).args(&words[1..]), b"");
+        assert_fails(
+            &o,
+            &[
+                "/dev/zero line 1",
+                "longer than 1048576 bytes",
+                "--max-line-bytes",
+            ],
+        );
+        assert!(listing(d.path()).is_empty(), "{:?}", listing(d.path()));
+    }
+    // A long line after short ones is named by its number; the bound can
+    // be raised.
+    let mut text = b"a\r\nb\n".to_vec();
+    text.extend(std::iter::repeat_n(b'x', (1 << 20) + 1));
+    text.extend(b"\nc\n");
+    check_refused(
+        d.path(),
+        &["--key-format", "bytes"],
+        &text,
+        &["standard input line 3", "longer than 1048576 bytes"],
+    );
+    let o = run_with_stdin(
+        &[
+            "assign",
+            "--buckets",
+            "10",
+            "--key-format",
+            "bytes",
+            "--max-line-bytes",
+            "2000000",
+        ],
+        &text,
+    );
+    assert_ok(&o);
+    assert_eq!(stdout(&o).lines().count(), 4);
+    // Exactly at the bound is allowed, with or without `\r`.
+    for end in [&b"\n"[..], b"\r\n"] {
+        let mut line = vec![b'y'; 100];
+        line.extend(end);
+        let args = [
+            "assign",
+            "--buckets",
+            "1000",
+            "--key-format",
+            "bytes",
+            "--max-line-bytes",
+            "100",
+        ];
+        let o = run_with_stdin(&args, &line);
+        assert_ok(&o);
+        let want =
+            jumpshard::bucket_bytes(&[b'y'; 100], jumpshard::BucketCount::new(1000).unwrap());
+        assert_eq!(stdout(&o), format!("{want}\n"));
+        line.insert(0, b'y');
+        let o = run_with_stdin(&args, &line);
+        assert_fails(&o, &["line 1", "longer than 100 bytes"]);
+    }
+}
+
+/// A decimal line of exactly 4096 bytes is read (and here, with leading
+/// zeros, is a key); one byte more is too long.
+#[test]
+fn decimal_line_of_exactly_4096_bytes() {
+    let args = ["assign", "--buckets", "1000", "--key-format", "decimal"];
+    let want = jumpshard::bucket(7, jumpshard::BucketCount::new(1000).unwrap());
+    for end in ["\n", "\r\n", ""] {
+        let line = format!("{}7{end}", "0".repeat(4095));
+        let o = run_with_stdin(&args, format!("1\n{line}").as_bytes());
+        assert_ok(&o);
+        let one = jumpshard::bucket(1, jumpshard::BucketCount::new(1000).unwrap());
+        assert_eq!(stdout(&o), format!("{one}\n{want}\n"), "end {end:?}");
+        let o = run_with_stdin(&args, format!("1\n0{line}").as_bytes());
+        assert_fails(&o, &["line 2", "longer than 4096 bytes"]);
+    }
+}
+
+/// An existing file the user may not write is not replaced, even where
+/// the directory would allow the rename: here a read-only file owned by
+/// root, in a directory everyone may write.
+#[test]
+fn output_the_user_may_not_write() {
+    use std::os::unix::fs::MetadataExt;
+
+    let d = dir();
+    set_mode(d.path(), 0o777);
+    let out = d.path().join("theirs.csv");
+    std::fs::write(&out, "precious").unwrap();
+    set_mode(&out, 0o444);
+    let owner = std::fs::metadata(&out).unwrap().uid();
+    for cmd in [
+        &["reshard", "--from", "1", "--to", "2"][..],
+        &["assign", "--buckets", "2"][..],
+    ] {
+        let mut args = cmd.to_vec();
+        args.extend(["--generate", "100", "--output", path_str(&out)]);
+        let Some(o) = unprivileged(&args) else { return };
+        assert_fails(&o, &["theirs.csv", "may not write"]);
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious");
+        let meta = std::fs::metadata(&out).unwrap();
+        assert_eq!((meta.uid(), meta.mode() & 0o777), (owner, 0o444));
+        assert_eq!(listing(d.path()), ["theirs.csv"]);
     }
 }

@@ -204,6 +204,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "exhaustive: 2^31 divisors take days under Miri")]
     fn avx512_quotient_is_exact_for_every_divisor() {
         if !is_x86_feature_detected!("avx512f") {
             assert!(!required("avx512"), "AVX-512F required but missing");
@@ -217,6 +218,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "exhaustive: 2^31 divisors take days under Miri")]
     fn avx512_newton_quotient_is_exact_for_every_divisor() {
         if !is_x86_feature_detected!("avx512f") {
             assert!(!required("avx512"), "AVX-512F required but missing");
@@ -230,6 +232,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "exhaustive: 2^31 divisors take days under Miri")]
     fn avx2_quotient_is_exact_for_every_divisor() {
         if !is_x86_feature_detected!("avx2") || !is_x86_feature_detected!("fma") {
             assert!(!required("avx2"), "AVX2 required but missing");
@@ -243,6 +246,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "exhaustive: 2^31 divisors take days under Miri")]
     fn avx2_newton_quotient_is_exact_for_every_divisor() {
         if !is_x86_feature_detected!("avx2") || !is_x86_feature_detected!("fma") {
             assert!(!required("avx2"), "AVX2 required but missing");

@@ -1,0 +1,121 @@
+//! Where a command's output file goes, as `--output` names it:
+//!
+//! - `-`: standard output (see `crate::stdout`);
+//! - a FIFO or a character device (`/dev/null`, which users reach for when
+//!   timing a run): written directly, since there is nothing to replace
+//!   atomically, and opened as it is (a FIFO waits for its reader);
+//! - anything else: a regular file written atomically (`crate::atomic`),
+//!   never the input itself.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use crate::atomic::AtomicFile;
+use crate::stdout::Stdout;
+
+/// A file's identity: its device and inode, the same through every link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+impl FileId {
+    /// The identity of the file `meta` describes (None off Unix).
+    pub fn of(meta: &std::fs::Metadata) -> Option<FileId> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Some(FileId {
+                dev: meta.dev(),
+                ino: meta.ino(),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            None
+        }
+    }
+}
+
+/// An output in the making.
+pub enum Output {
+    Stdout(Stdout),
+    /// A FIFO or character device, with its name for messages.
+    Direct(BufWriter<File>, String),
+    Atomic(AtomicFile),
+}
+
+impl Output {
+    /// Starts writing to `path` (`-` for standard output). `input` is the
+    /// identity of the input file, if any, which the output must not be.
+    pub fn create(path: &Path, input: Option<FileId>) -> Result<Output, String> {
+        if path.as_os_str() == "-" {
+            return Stdout::open().map(Output::Stdout);
+        }
+        let name = path.display().to_string();
+        if let Ok(meta) = std::fs::metadata(path) {
+            if direct(&meta) {
+                let file = OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .map_err(|e| format!("cannot write {name}: {e}"))?;
+                return Ok(Output::Direct(
+                    BufWriter::with_capacity(1 << 20, file),
+                    name,
+                ));
+            }
+            if input.is_some() && FileId::of(&meta) == input {
+                return Err(format!(
+                    "cannot write {name}: it is the input file, which the output would replace"
+                ));
+            }
+        }
+        AtomicFile::create(path).map(Output::Atomic)
+    }
+
+    /// Whether this is standard output (so a summary goes elsewhere).
+    pub fn is_stdout(&self) -> bool {
+        matches!(self, Output::Stdout(_))
+    }
+
+    /// Writes all of `bytes`, naming the destination on failure.
+    pub fn write_all(&mut self, bytes: &[u8]) -> Result<(), String> {
+        match self {
+            Output::Stdout(out) => out.write_all(bytes),
+            Output::Direct(file, name) => file
+                .write_all(bytes)
+                .map_err(|e| format!("cannot write {name}: {e}")),
+            Output::Atomic(file) => file.write_all(bytes),
+        }
+    }
+
+    /// Finishes the output: flushed, and for a regular file renamed into
+    /// place.
+    pub fn commit(self) -> Result<(), String> {
+        match self {
+            Output::Stdout(out) => out.finish(),
+            Output::Direct(mut file, name) => file
+                .flush()
+                .map_err(|e| format!("cannot write {name}: {e}")),
+            Output::Atomic(file) => file.commit(),
+        }
+    }
+}
+
+/// Whether `meta` is a FIFO or a character device.
+fn direct(meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = meta.file_type();
+        kind.is_fifo() || kind.is_char_device()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
+}

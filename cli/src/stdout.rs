@@ -1,0 +1,87 @@
+//! Standard output, checked: every command writes its results through
+//! [`Stdout`], so that a failed write (a full disk, `> /dev/full`) is an
+//! error naming standard output and a non-zero exit, never a panic (as
+//! `println!` would) nor a success with the output lost, and so that a
+//! closed standard output (`>&-`) is refused before any work is done.
+//!
+//! A new command opens it first (`Stdout::open()?`), writes with
+//! `writeln!(out, ...)?` or [`Stdout::write_all`], and ends with
+//! [`Stdout::finish`], which flushes and reports what a flush finds.
+//! A reader that goes away (`| head`) still ends the command quietly by
+//! SIGPIPE (see `crate::signals`).
+
+use std::fmt;
+use std::io::{self, BufWriter, Write};
+
+/// Buffered standard output whose every error is reported.
+pub struct Stdout(BufWriter<io::Stdout>);
+
+impl Stdout {
+    /// Standard output, or an error if it was closed when the command
+    /// started.
+    pub fn open() -> Result<Stdout, String> {
+        if closed() {
+            return Err("standard output is closed (started with >&-?): \
+                        nowhere to write the results"
+                .into());
+        }
+        Ok(Stdout(BufWriter::with_capacity(1 << 20, io::stdout())))
+    }
+
+    /// Writes all of `bytes`.
+    pub fn write_all(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.0.write_all(bytes).map_err(error)
+    }
+
+    /// What `write!` and `writeln!` call: `writeln!(out, ...)?` reports a
+    /// failed write as a message.
+    pub fn write_fmt(&mut self, args: fmt::Arguments) -> Result<(), String> {
+        self.0.write_fmt(args).map_err(error)
+    }
+
+    /// Flushes everything written. Dropping a `Stdout` without this would
+    /// flush too, but lose the error.
+    pub fn finish(mut self) -> Result<(), String> {
+        self.0.flush().map_err(error)
+    }
+}
+
+fn error(e: io::Error) -> String {
+    format!("cannot write standard output: {e}")
+}
+
+/// Whether standard output was closed at start. Rust's runtime opens
+/// /dev/null, read-write, on a standard descriptor it finds closed, so that
+/// writes would vanish silently; a shell's `> /dev/null` opens it
+/// write-only, which stays allowed.
+#[cfg(unix)]
+fn closed() -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+
+    // SAFETY: F_GETFL on a descriptor number only reads its flags; an
+    // invalid descriptor gives -1 (EBADF) and touches no memory.
+    let flags = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFL) };
+    if flags < 0 {
+        return true;
+    }
+    if flags & libc::O_ACCMODE != libc::O_RDWR {
+        return false;
+    }
+    let stdout = io::stdout();
+    let Ok(fd) = stdout.as_fd().try_clone_to_owned() else {
+        return true;
+    };
+    let (Ok(out), Ok(null)) = (
+        std::fs::File::from(fd).metadata(),
+        std::fs::metadata("/dev/null"),
+    ) else {
+        return false;
+    };
+    out.file_type().is_char_device() && out.rdev() == null.rdev()
+}
+
+#[cfg(not(unix))]
+fn closed() -> bool {
+    false
+}

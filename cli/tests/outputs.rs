@@ -1,0 +1,235 @@
+//! Where `--output` writes: standard output for `-`, a FIFO or character
+//! device directly, and otherwise a regular file atomically, never the
+//! input, through symbolic links (even dangling ones) to their target, and
+//! keeping the mode of a file it replaces.
+
+mod support;
+
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use support::*;
+
+const RESHARD: [&str; 5] = ["reshard", "--from", "10", "--to", "12"];
+
+/// `reshard` of `keys` with `extra` arguments.
+fn reshard(keys: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = RESHARD.to_vec();
+    args.push(path_str(keys));
+    args.extend(extra);
+    run(&args)
+}
+
+/// The move list of `keys`, written to a plain file.
+fn move_list(d: &Path, keys: &Path, extra: &[&str]) -> Vec<u8> {
+    let file = d.join("reference.out");
+    let mut args = vec!["--output", path_str(&file)];
+    args.extend(extra);
+    assert_ok(&reshard(keys, &args));
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::remove_file(&file).unwrap();
+    bytes
+}
+
+#[test]
+fn dash_writes_the_move_list_to_standard_output_and_the_summary_to_standard_error() {
+    let d = dir();
+    let keys = u64le_file(d.path(), "keys.u64", &keys(3, 5000));
+    for format in [
+        &["--output-format", "csv"][..],
+        &["--output-format", "binary"],
+    ] {
+        let want = move_list(d.path(), &keys, format);
+        let mut args = vec!["--output", "-"];
+        args.extend(format);
+        let o = reshard(&keys, &args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(o.stdout, want);
+        let summary = stderr(&o);
+        assert!(summary.contains("keys read      5000"), "{summary}");
+        assert!(
+            summary.contains("move list      standard output"),
+            "{summary}"
+        );
+    }
+    let o = reshard(&keys, &["--output", "-", "--json"]);
+    assert!(o.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&o.stderr).unwrap();
+    assert_eq!(json["keys"], 5000);
+    assert!(stdout(&o).starts_with("key,from,to\n"));
+    assert_eq!(listing(d.path()), ["keys.u64"], "no file named -");
+
+    // `assign --output -`: the buckets as without --output, the summary on
+    // standard error.
+    let plain = run(&["assign", "--buckets", "7", path_str(&keys)]);
+    assert_ok(&plain);
+    let o = run(&["assign", "--buckets", "7", path_str(&keys), "--output", "-"]);
+    assert!(o.status.success());
+    assert_eq!(o.stdout, plain.stdout);
+    assert!(stderr(&o).contains("assigned 5000 keys"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_fifo_is_written_directly() {
+    let d = dir();
+    let keys = u64le_file(d.path(), "keys.u64", &keys(4, 5000));
+    let want = move_list(d.path(), &keys, &[]);
+    let fifo = d.path().join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    let o = reshard(&keys, &["--output", path_str(&fifo)]);
+    assert_ok(&o);
+    assert_eq!(reader.join().unwrap(), want);
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    assert_eq!(listing(d.path()), ["fifo", "keys.u64"]);
+}
+
+/// A character device is written, not replaced: the test's own copy of
+/// /dev/null where it may make one (so that a regression cannot replace
+/// the real one), and /dev/null itself.
+#[test]
+fn a_character_device_is_written_directly() {
+    let d = dir();
+    let keys = u64le_file(d.path(), "keys.u64", &keys(5, 5000));
+    let null = d.path().join("null");
+    let mut devices = vec![Path::new("/dev/null").to_path_buf()];
+    if Command::new("mknod")
+        .args([path_str(&null), "c", "1", "3"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        devices.insert(0, null);
+    }
+    for device in &devices {
+        let o = reshard(
+            &keys,
+            &["--output", path_str(device), "--output-format", "binary"],
+        );
+        assert_ok(&o);
+        assert!(stdout(&o).contains("keys read      5000"));
+        let o = run(&[
+            "assign",
+            "--buckets",
+            "3",
+            path_str(&keys),
+            "--output",
+            path_str(device),
+        ]);
+        assert_ok(&o);
+        let meta = std::fs::metadata(device).unwrap();
+        assert!(meta.file_type().is_char_device(), "{device:?} was replaced");
+        assert_eq!(meta.rdev(), std::fs::metadata("/dev/null").unwrap().rdev());
+    }
+    // A device that fails writes is an error naming it.
+    let o = reshard(&keys, &["--output", "/dev/full"]);
+    assert_fails(&o, &["cannot write /dev/full", "No space left"]);
+}
+
+#[test]
+fn the_input_is_never_the_output() {
+    let d = dir();
+    let keys = u64le_file(d.path(), "keys.u64", &keys(6, 1000));
+    let original = std::fs::read(&keys).unwrap();
+    let link = d.path().join("link.u64");
+    std::os::unix::fs::symlink("keys.u64", &link).unwrap();
+    let hard = d.path().join("hard.u64");
+    std::fs::hard_link(&keys, &hard).unwrap();
+    for output in [&keys, &link, &hard] {
+        for input in [&keys, &link, &hard] {
+            let o = reshard(input, &["--output", path_str(output)]);
+            assert_fails(&o, &[path_str(output), "is the input file"]);
+            let args = [
+                "assign",
+                "--buckets",
+                "3",
+                path_str(input),
+                "--output",
+                path_str(output),
+            ];
+            assert_fails(&run(&args), &["is the input file"]);
+        }
+        // The input on standard input, redirected from the file.
+        let mut args = RESHARD.to_vec();
+        args.extend(["--output", path_str(output)]);
+        let o = command()
+            .args(&args)
+            .stdin(std::fs::File::open(&keys).unwrap())
+            .output()
+            .unwrap();
+        assert_fails(&o, &["is the input file"]);
+    }
+    assert_eq!(std::fs::read(&keys).unwrap(), original);
+    assert_eq!(listing(d.path()), ["hard.u64", "keys.u64", "link.u64"]);
+}
+
+#[test]
+fn a_replaced_file_keeps_its_mode() {
+    let d = dir();
+    let keys = u64le_file(d.path(), "keys.u64", &keys(7, 1000));
+    let out = d.path().join("moves.csv");
+    for mode in [0o600, 0o640, 0o604] {
+        std::fs::write(&out, "old").unwrap();
+        std::fs::set_permissions(&out, std::fs::Permissions::from_mode(mode)).unwrap();
+        assert_ok(&reshard(&keys, &["--output", path_str(&out)]));
+        assert!(std::fs::read_to_string(&out)
+            .unwrap()
+            .starts_with("key,from,to\n"));
+        assert_eq!(std::fs::metadata(&out).unwrap().mode() & 0o7777, mode);
+    }
+}
+
+/// A dangling link (or a chain of them) as `--output` is written through:
+/// its target is created and the links stay, as for a link to an existing
+/// file.
+#[test]
+fn a_dangling_symbolic_link_is_written_through() {
+    let d = dir();
+    let keys = u64le_file(d.path(), "keys.u64", &keys(8, 1000));
+    let want = move_list(d.path(), &keys, &[]);
+    std::fs::create_dir(d.path().join("sub")).unwrap();
+    let link = d.path().join("link.csv");
+    let second = d.path().join("sub").join("second.csv");
+    // link.csv -> sub/second.csv -> target.csv (relative to sub/), absent.
+    std::os::unix::fs::symlink("sub/second.csv", &link).unwrap();
+    std::os::unix::fs::symlink("target.csv", &second).unwrap();
+    assert_ok(&reshard(&keys, &["--output", path_str(&link)]));
+    for l in [&link, &second] {
+        assert!(std::fs::symlink_metadata(l)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+    }
+    assert_eq!(
+        std::fs::read(d.path().join("sub/target.csv")).unwrap(),
+        want
+    );
+    assert_eq!(listing(&d.path().join("sub")), ["second.csv", "target.csv"]);
+    // A link into a missing directory is an error, and stays.
+    let lost = d.path().join("lost.csv");
+    std::os::unix::fs::symlink("nowhere/x.csv", &lost).unwrap();
+    assert_fails(
+        &reshard(&keys, &["--output", path_str(&lost)]),
+        &["lost.csv"],
+    );
+    assert!(std::fs::symlink_metadata(&lost)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    // A loop of links is an error too.
+    let (a, b) = (d.path().join("a"), d.path().join("b"));
+    std::os::unix::fs::symlink("b", &a).unwrap();
+    std::os::unix::fs::symlink("a", &b).unwrap();
+    assert_fails(
+        &reshard(&keys, &["--output", path_str(&a)]),
+        &["symbolic links"],
+    );
+}
