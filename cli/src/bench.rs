@@ -313,6 +313,9 @@ fn print_table(out: &mut Stdout, rows: &[Row], args: &Args) -> Result<(), String
             r.kernel, r.division, r.buckets, r.mkeys_per_s, r.ratio_vs_reference, cycles
         )?;
     }
-    writeln!(out, "(cycles: time-stamp counter ticks, at the CPU's nominal clock)")?;
+    writeln!(
+        out,
+        "(cycles: time-stamp counter ticks, at the CPU's nominal clock)"
+    )?;
     Ok(())
 }
