@@ -1,6 +1,8 @@
 //! The CPU this process runs on, as the division table and the benchmark
 //! name it: vendor, family, model and the marketing name, from `cpuid` on
-//! x86-64 (elsewhere only the architecture is known).
+//! x86-64 (elsewhere only the architecture is known, and so under Miri,
+//! which cannot run `cpuid`: there the table's default, IEEE division,
+//! applies).
 
 use std::sync::OnceLock;
 
@@ -46,7 +48,7 @@ impl core::fmt::Display for Cpu {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(miri)))]
 fn read() -> Cpu {
     use core::arch::x86_64::__cpuid;
 
@@ -90,7 +92,7 @@ fn read() -> Cpu {
     }
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(any(not(target_arch = "x86_64"), miri))]
 fn read() -> Cpu {
     Cpu {
         vendor: std::env::consts::ARCH.to_owned(),
@@ -100,7 +102,7 @@ fn read() -> Cpu {
     }
 }
 
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(all(test, target_arch = "x86_64", not(miri)))]
 mod tests {
     use super::*;
 
