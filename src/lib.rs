@@ -24,6 +24,10 @@
 //! is monotone). Byte-string keys go through a fixed 64-bit pre-hash,
 //! XXH3-64 with seed 0 ([`bytes`], [`bucket_bytes`], [`batch_bytes`]).
 //!
+//! Operators run named nodes: a [`NodeTable`] maps bucket `i` to the node
+//! serving it, and a [`TableChange`] lists the keys whose node changes
+//! between two tables, with loads and transfers ([`nodes`]).
+//!
 //! Kernels are chosen once at run time (see [`active_kernel`]); the
 //! `JUMPSHARD_KERNEL` environment variable and [`set_active_kernel`] override
 //! the choice, and a [`Kernel`] runs one kernel explicitly.
@@ -40,6 +44,8 @@ mod ffi;
 mod kernel;
 #[cfg(feature = "parallel")]
 mod parallel;
+mod node_change;
+pub mod nodes;
 mod plan;
 #[cfg(feature = "reference")]
 pub mod reference;
@@ -62,6 +68,8 @@ pub use error::Error;
 pub use kernel::Kernel;
 #[cfg(feature = "parallel")]
 pub use parallel::batch_parallel;
+pub use node_change::{ChangeCounts, NodeMove, NodePlan, TableChange};
+pub use nodes::{NodeTable, TableError};
 pub use plan::{DestinationCounts, Move, MovePlan, Resize};
 
 /// The bucket of one key among `num_buckets`: Figure 1, computed in Rust.
