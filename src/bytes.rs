@@ -236,7 +236,11 @@ pub fn batch_bytes_seeded<O: Offset>(
         let keys = &mut keys[..out.len()];
         for (k, s) in keys.iter_mut().zip(&mut strings) {
             // Seed 0 keeps the default secret, with no per-key derivation.
-            *k = if seed == 0 { prehash(s) } else { prehash_seeded(s, seed) };
+            *k = if seed == 0 {
+                prehash(s)
+            } else {
+                prehash_seeded(s, seed)
+            };
         }
         kernel.run(keys, num_buckets.get(), out);
     }

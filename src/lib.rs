@@ -42,10 +42,10 @@ mod dispatch;
 mod error;
 mod ffi;
 mod kernel;
-#[cfg(feature = "parallel")]
-mod parallel;
 mod node_change;
 pub mod nodes;
+#[cfg(feature = "parallel")]
+mod parallel;
 mod plan;
 #[cfg(feature = "reference")]
 pub mod reference;
@@ -66,10 +66,10 @@ pub use dispatch::{
 };
 pub use error::Error;
 pub use kernel::Kernel;
-#[cfg(feature = "parallel")]
-pub use parallel::batch_parallel;
 pub use node_change::{ChangeCounts, NodeMove, NodePlan, TableChange};
 pub use nodes::{NodeTable, TableError};
+#[cfg(feature = "parallel")]
+pub use parallel::batch_parallel;
 pub use plan::{DestinationCounts, Move, MovePlan, Resize};
 
 /// The bucket of one key among `num_buckets`: Figure 1, computed in Rust.

@@ -166,16 +166,14 @@ impl TableChange {
             counts.bucket_changes += movers as u64;
             // The movers' (old node, new node).
             plan.pairs.clear();
-            for (&decided, &evaluated) in plan.staged.buckets[..movers].iter().zip(&plan.evaluated) {
+            for (&decided, &evaluated) in plan.staged.buckets[..movers].iter().zip(&plan.evaluated)
+            {
                 let (old, new) = if grows {
                     (evaluated, decided)
                 } else {
                     (decided, evaluated)
                 };
-                let pair = (
-                    self.old_slots[old as usize],
-                    self.new_slots[new as usize],
-                );
+                let pair = (self.old_slots[old as usize], self.new_slots[new as usize]);
                 if pair.0 != pair.1 {
                     counts.transfers.add(pair, 1);
                 }

@@ -448,7 +448,10 @@ fn seeded_byte_keys_agree_with_the_rust_api() {
                 )
             };
             assert_eq!(status, OK);
-            assert!(out.iter().zip(&want).all(|(&g, &w)| g == w as i32), "seed {seed} n {n}");
+            assert!(
+                out.iter().zip(&want).all(|(&g, &w)| g == w as i32),
+                "seed {seed} n {n}"
+            );
         }
     }
     // Errors as the unseeded functions give them, outputs untouched.
@@ -460,13 +463,31 @@ fn seeded_byte_keys_agree_with_the_rust_api() {
     // SAFETY: the offsets lie past the data, which is refused before `out`
     // is written.
     let status = unsafe {
-        jumpshard_batch_bytes_seeded(b"ab".as_ptr(), 2, [0u64, 1, 5].as_ptr(), 3, 9, 10, out.as_mut_ptr(), 2)
+        jumpshard_batch_bytes_seeded(
+            b"ab".as_ptr(),
+            2,
+            [0u64, 1, 5].as_ptr(),
+            3,
+            9,
+            10,
+            out.as_mut_ptr(),
+            2,
+        )
     };
     assert_ne!(status, OK);
     assert_eq!(out, [UNTOUCHED; 2]);
     // SAFETY: as above, with a bucket count of 0.
     let status = unsafe {
-        jumpshard_batch_bytes_seeded(b"ab".as_ptr(), 2, [0u64, 1, 2].as_ptr(), 3, 9, 0, out.as_mut_ptr(), 2)
+        jumpshard_batch_bytes_seeded(
+            b"ab".as_ptr(),
+            2,
+            [0u64, 1, 2].as_ptr(),
+            3,
+            9,
+            0,
+            out.as_mut_ptr(),
+            2,
+        )
     };
     assert_eq!((status, out), (INVALID_BUCKET_COUNT, [UNTOUCHED; 2]));
 }

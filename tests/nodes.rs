@@ -11,7 +11,7 @@ use jumpshard::{NodePlan, NodeTable, TableChange, TableError};
 fn table(len: usize, rng: &mut SplitMix64) -> NodeTable {
     let names: Vec<String> = (0..len)
         .map(|i| {
-            if i > 0 && rng.next_u64() % 4 == 0 {
+            if i > 0 && rng.next_u64().is_multiple_of(4) {
                 format!("n{}", rng.next_u64() as usize % i)
             } else {
                 format!("n{i}")
@@ -67,7 +67,18 @@ fn check(old: &NodeTable, new: &NodeTable, keys: &[u64], first: u64) {
 fn every_kind_of_change_matches_the_definition() {
     let mut rng = SplitMix64::new(13);
     let keys = rng.keys(20_000);
-    for (n, m) in [(1, 1), (1, 2), (2, 1), (5, 5), (10, 12), (12, 10), (3, 40), (40, 3), (300, 290), (290, 300)] {
+    for (n, m) in [
+        (1, 1),
+        (1, 2),
+        (2, 1),
+        (5, 5),
+        (10, 12),
+        (12, 10),
+        (3, 40),
+        (40, 3),
+        (300, 290),
+        (290, 300),
+    ] {
         let old = table(n, &mut rng);
         // Appending to or truncating `old`.
         let mut names: Vec<String> = (0..m)
@@ -80,9 +91,9 @@ fn every_kind_of_change_matches_the_definition() {
         assert!(TableChange::new(&old, &prefix).is_append_or_truncate());
         check(&old, &prefix, &keys, 0);
         // Some shared slots change hands, to old and new names.
-        for i in 0..n.min(m) {
-            if rng.next_u64() % 3 == 0 {
-                names[i] = format!("n{}", rng.next_u64() as usize % n);
+        for name in names.iter_mut().take(n.min(m)) {
+            if rng.next_u64().is_multiple_of(3) {
+                *name = format!("n{}", rng.next_u64() as usize % n);
             }
         }
         names[0] = "moved0".into();
@@ -173,5 +184,8 @@ fn bad_tables_name_their_line() {
         assert_eq!(NodeTable::parse(text), Err(want), "{text:?}");
     }
     let err = NodeTable::parse(" a\n").unwrap_err();
-    assert!(err.to_string().starts_with("line 1: node name \" a\""), "{err}");
+    assert!(
+        err.to_string().starts_with("line 1: node name \" a\""),
+        "{err}"
+    );
 }

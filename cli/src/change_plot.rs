@@ -37,7 +37,11 @@ pub fn write(path: &Path, title: &str, summary: &ChangeSummary) -> Result<(), St
 
 /// The SVG text of the picture.
 pub fn render(title: &str, s: &ChangeSummary) -> Result<String, Box<dyn std::error::Error>> {
-    let before: BTreeMap<&str, u64> = s.load_before.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    let before: BTreeMap<&str, u64> = s
+        .load_before
+        .iter()
+        .map(|(k, v)| (k.as_str(), *v))
+        .collect();
     let after: BTreeMap<&str, u64> = s.load_after.iter().map(|(k, v)| (k.as_str(), *v)).collect();
     // Every node once: the old table's, then the new-only ones.
     let mut nodes: Vec<&str> = s.load_before.iter().map(|(k, _)| k.as_str()).collect();
@@ -49,7 +53,11 @@ pub fn render(title: &str, s: &ChangeSummary) -> Result<String, Box<dyn std::err
     );
     let olds: Vec<&str> = s.load_before.iter().map(|(k, _)| k.as_str()).collect();
     let news: Vec<&str> = s.load_after.iter().map(|(k, _)| k.as_str()).collect();
-    let cell = if nodes.len() <= NUMBERED { 2 * ROW } else { ROW };
+    let cell = if nodes.len() <= NUMBERED {
+        2 * ROW
+    } else {
+        ROW
+    };
     let bars_height = ROW * 2 * nodes.len() as i32;
     let map_height = cell * olds.len() as i32 + LABEL;
     let height = TITLE + MARGIN + bars_height.max(map_height) + 2 * MARGIN;
@@ -58,7 +66,8 @@ pub fn render(title: &str, s: &ChangeSummary) -> Result<String, Box<dyn std::err
 
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (width as u32, height as u32)).into_drawing_area();
+        let root =
+            SVGBackend::with_string(&mut svg, (width as u32, height as u32)).into_drawing_area();
         root.fill(&WHITE)?;
         let text = |size: u32| TextStyle::from(("sans-serif", size).into_font()).color(&BLACK);
         let right = |size: u32| text(size).pos(Pos::new(HPos::Right, VPos::Center));
@@ -78,17 +87,33 @@ pub fn render(title: &str, s: &ChangeSummary) -> Result<String, Box<dyn std::err
             (MARGIN, top - 16),
             text(12),
         ))?;
-        let max_load = before.values().chain(after.values()).copied().max().unwrap_or(0).max(1);
+        let max_load = before
+            .values()
+            .chain(after.values())
+            .copied()
+            .max()
+            .unwrap_or(0)
+            .max(1);
         let x0 = MARGIN + LABEL;
         for (i, node) in nodes.iter().enumerate() {
             let y = top + 2 * ROW * i as i32;
             root.draw(&Text::new(node.to_string(), (x0 - 6, y + ROW), right(12)))?;
-            for (row, load, color) in [(0, before.get(node), RGBColor(170, 170, 170)), (1, after.get(node), RGBColor(60, 110, 200))] {
+            for (row, load, color) in [
+                (0, before.get(node), RGBColor(170, 170, 170)),
+                (1, after.get(node), RGBColor(60, 110, 200)),
+            ] {
                 let load = load.copied().unwrap_or(0);
                 let len = (i64::from(BAR_WIDTH) * load as i64 / max_load as i64) as i32;
                 let y = y + row * ROW;
-                root.draw(&Rectangle::new([(x0, y + 2), (x0 + len.max(1), y + ROW - 2)], color.filled()))?;
-                root.draw(&Text::new(load.to_string(), (x0 + len + 4, y + ROW / 2), text(10).pos(Pos::new(HPos::Left, VPos::Center))))?;
+                root.draw(&Rectangle::new(
+                    [(x0, y + 2), (x0 + len.max(1), y + ROW - 2)],
+                    color.filled(),
+                ))?;
+                root.draw(&Text::new(
+                    load.to_string(),
+                    (x0 + len + 4, y + ROW / 2),
+                    text(10).pos(Pos::new(HPos::Left, VPos::Center)),
+                ))?;
             }
         }
 
@@ -98,19 +123,49 @@ pub fn render(title: &str, s: &ChangeSummary) -> Result<String, Box<dyn std::err
             (map_left - LABEL, top - 16),
             text(12),
         ))?;
-        let max_transfer = s.transfers.values().flat_map(|t| t.values()).copied().max().unwrap_or(0).max(1);
+        let max_transfer = s
+            .transfers
+            .values()
+            .flat_map(|t| t.values())
+            .copied()
+            .max()
+            .unwrap_or(0)
+            .max(1);
         for (r, from) in olds.iter().enumerate() {
             let y = top + cell * r as i32;
-            root.draw(&Text::new(from.to_string(), (map_left - 6, y + cell / 2), right(12)))?;
+            root.draw(&Text::new(
+                from.to_string(),
+                (map_left - 6, y + cell / 2),
+                right(12),
+            ))?;
             for (c, to) in news.iter().enumerate() {
                 let x = map_left + cell * c as i32;
-                let n = s.transfers.get(*from).and_then(|t| t.get(*to)).copied().unwrap_or(0);
+                let n = s
+                    .transfers
+                    .get(*from)
+                    .and_then(|t| t.get(*to))
+                    .copied()
+                    .unwrap_or(0);
                 let shade = 255 - (200 * n / max_transfer) as u8;
-                let fill = if n == 0 { RGBColor(248, 248, 248) } else { RGBColor(shade, shade, 255) };
-                root.draw(&Rectangle::new([(x, y), (x + cell, y + cell)], fill.filled()))?;
-                root.draw(&Rectangle::new([(x, y), (x + cell, y + cell)], RGBColor(220, 220, 220)))?;
+                let fill = if n == 0 {
+                    RGBColor(248, 248, 248)
+                } else {
+                    RGBColor(shade, shade, 255)
+                };
+                root.draw(&Rectangle::new(
+                    [(x, y), (x + cell, y + cell)],
+                    fill.filled(),
+                ))?;
+                root.draw(&Rectangle::new(
+                    [(x, y), (x + cell, y + cell)],
+                    RGBColor(220, 220, 220),
+                ))?;
                 if n > 0 && nodes.len() <= NUMBERED {
-                    root.draw(&Text::new(n.to_string(), (x + cell / 2, y + cell / 2), text(9).pos(Pos::new(HPos::Center, VPos::Center))))?;
+                    root.draw(&Text::new(
+                        n.to_string(),
+                        (x + cell / 2, y + cell / 2),
+                        text(9).pos(Pos::new(HPos::Center, VPos::Center)),
+                    ))?;
                 }
             }
         }
@@ -118,7 +173,9 @@ pub fn render(title: &str, s: &ChangeSummary) -> Result<String, Box<dyn std::err
         let below = top + cell * olds.len() as i32 + 6;
         for (c, to) in news.iter().enumerate() {
             let x = map_left + cell * c as i32 + cell / 2;
-            let style = text(12).transform(FontTransform::Rotate90).pos(Pos::new(HPos::Left, VPos::Center));
+            let style = text(12)
+                .transform(FontTransform::Rotate90)
+                .pos(Pos::new(HPos::Left, VPos::Center));
             root.draw(&Text::new(to.to_string(), (x, below), style))?;
         }
         root.present()?;

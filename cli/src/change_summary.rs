@@ -71,7 +71,10 @@ impl ChangeSummary {
         let mut list: Vec<_> = self
             .transfers
             .iter()
-            .flat_map(|(from, tos)| tos.iter().map(move |(to, &n)| (from.as_str(), to.as_str(), n)))
+            .flat_map(|(from, tos)| {
+                tos.iter()
+                    .map(move |(to, &n)| (from.as_str(), to.as_str(), n))
+            })
             .collect();
         list.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)).then(a.1.cmp(b.1)));
         list
@@ -105,13 +108,23 @@ impl ChangeSummary {
             writeln!(out, "  {from} -> {to}: {n}")?;
         }
         if transfers.len() > LISTED {
-            writeln!(out, "  ... and {} more (see --json)", transfers.len() - LISTED)?;
+            writeln!(
+                out,
+                "  ... and {} more (see --json)",
+                transfers.len() - LISTED
+            )?;
         }
         writeln!(out, "load per node (before -> after):")?;
-        let after: BTreeMap<&str, u64> =
-            self.load_after.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-        let before: BTreeMap<&str, u64> =
-            self.load_before.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        let after: BTreeMap<&str, u64> = self
+            .load_after
+            .iter()
+            .map(|(k, v)| (k.as_str(), *v))
+            .collect();
+        let before: BTreeMap<&str, u64> = self
+            .load_before
+            .iter()
+            .map(|(k, v)| (k.as_str(), *v))
+            .collect();
         let mut rows: Vec<&str> = self.load_before.iter().map(|(k, _)| k.as_str()).collect();
         rows.extend(
             self.load_after
@@ -122,11 +135,20 @@ impl ChangeSummary {
         let width = rows.iter().map(|r| r.len()).max().unwrap_or(0);
         for (listed, node) in rows.iter().enumerate() {
             if listed == LISTED {
-                writeln!(out, "  ... and {} more nodes (see --json)", rows.len() - LISTED)?;
+                writeln!(
+                    out,
+                    "  ... and {} more nodes (see --json)",
+                    rows.len() - LISTED
+                )?;
                 break;
             }
             let show = |m: &BTreeMap<&str, u64>| m.get(node).map_or("-".into(), |n| n.to_string());
-            writeln!(out, "  {node:<width$}  {:>12} -> {:>12}", show(&before), show(&after))?;
+            writeln!(
+                out,
+                "  {node:<width$}  {:>12} -> {:>12}",
+                show(&before),
+                show(&after)
+            )?;
         }
         Ok(())
     }

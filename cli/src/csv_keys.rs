@@ -18,7 +18,9 @@ pub fn open(path: Option<&Path>, column: &str, header: bool) -> Result<Input, St
         Some(path) => {
             let name = path.display().to_string();
             let file = File::open(path).map_err(|e| format!("cannot open {name}: {e}"))?;
-            let meta = file.metadata().map_err(|e| format!("cannot read {name}: {e}"))?;
+            let meta = file
+                .metadata()
+                .map_err(|e| format!("cannot read {name}: {e}"))?;
             if meta.is_dir() {
                 return Err(format!("cannot read {name}: it is a directory"));
             }

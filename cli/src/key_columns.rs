@@ -43,11 +43,9 @@ pub fn open(args: &InputArgs, path: Option<&Path>) -> Result<Option<Input>, Stri
         #[cfg(feature = "parquet")]
         KeyFormat::Parquet => {
             let Some(path) = path else {
-                return Err(
-                    "--key-format parquet reads a file or a directory of them, \
+                return Err("--key-format parquet reads a file or a directory of them, \
                      not standard input"
-                        .into(),
-                );
+                    .into());
             };
             crate::parquet_keys::open(path, column).map(Some)
         }

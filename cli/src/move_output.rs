@@ -42,7 +42,7 @@ impl MoveFormat {
 pub enum MoveSink {
     Bytes(AtomicFile),
     #[cfg(feature = "parquet")]
-    Parquet(crate::parquet_moves::ParquetMoves),
+    Parquet(Box<crate::parquet_moves::ParquetMoves>),
 }
 
 impl MoveSink {
@@ -68,9 +68,9 @@ impl MoveSink {
                 Ok(MoveSink::Bytes(file))
             }
             #[cfg(feature = "parquet")]
-            MoveFormat::Parquet => Ok(MoveSink::Parquet(
+            MoveFormat::Parquet => Ok(MoveSink::Parquet(Box::new(
                 crate::parquet_moves::ParquetMoves::create(path, id, names)?,
-            )),
+            ))),
         }
     }
 

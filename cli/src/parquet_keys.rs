@@ -98,7 +98,12 @@ impl FileSource {
             .map_err(|e| format!("{name}: not a readable Parquet file: {e}"))?;
         let schema = metadata.schema();
         let Some((index, field)) = schema.column_with_name(column) else {
-            let names: Vec<&str> = schema.fields().iter().take(20).map(|f| f.name().as_str()).collect();
+            let names: Vec<&str> = schema
+                .fields()
+                .iter()
+                .take(20)
+                .map(|f| f.name().as_str())
+                .collect();
             return Err(format!(
                 "{name}: no column {column:?} (its columns: {})",
                 names.join(", ")

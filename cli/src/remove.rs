@@ -105,7 +105,9 @@ fn swap_table(old: &NodeTable, node: &str) -> NodeTable {
     // Popped from the end: the last survivor fills the first hole.
     let mut tail: Vec<usize> = (keep..old.len()).filter(|&i| names[i] != node).collect();
     for &slot in removed.iter().filter(|&&s| s < keep) {
-        let from = tail.pop().expect("as many survivors at the end as holes before it");
+        let from = tail
+            .pop()
+            .expect("as many survivors at the end as holes before it");
         names[slot] = names[from];
     }
     names.truncate(keep);
@@ -130,7 +132,12 @@ fn hole_table(old: &NodeTable, node: &str) -> NodeTable {
 /// The counts of pointing `node`'s slots at `survivor`, from the loads
 /// before: every key keeps its bucket, so exactly `node`'s keys move.
 fn point_summary(base: &ChangeSummary, node: &str, survivor: &str) -> ChangeSummary {
-    let load = |name: &str| base.load_before.iter().find(|(n, _)| n == name).map_or(0, |l| l.1);
+    let load = |name: &str| {
+        base.load_before
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(0, |l| l.1)
+    };
     let moved = load(node);
     let load_after: Vec<(String, u64)> = base
         .load_before
@@ -141,7 +148,10 @@ fn point_summary(base: &ChangeSummary, node: &str, survivor: &str) -> ChangeSumm
     let max = load_after.iter().map(|l| l.1).max().unwrap_or(0);
     let mut transfers = BTreeMap::new();
     if moved > 0 {
-        transfers.insert(node.to_owned(), BTreeMap::from([(survivor.to_owned(), moved)]));
+        transfers.insert(
+            node.to_owned(),
+            BTreeMap::from([(survivor.to_owned(), moved)]),
+        );
     }
     ChangeSummary {
         keys: base.keys,
@@ -178,17 +188,24 @@ pub fn run(args: &Args) -> Result<(), String> {
             args.nodes.display()
         ));
     }
-    if !(args.max_imbalance >= 1.0) {
+    if args.max_imbalance.is_nan() || args.max_imbalance < 1.0 {
         return Err(format!(
             "--max-imbalance {}: it must be at least 1 (perfect balance)",
             args.max_imbalance
         ));
     }
-    let survivors: Vec<&str> = old.nodes().iter().map(String::as_str).filter(|&n| n != node).collect();
+    let survivors: Vec<&str> = old
+        .nodes()
+        .iter()
+        .map(String::as_str)
+        .filter(|&n| n != node)
+        .collect();
     if let Some(choice) = &args.choose {
         let known = choice == "swap"
             || choice == "hole"
-            || choice.strip_prefix("point:").is_some_and(|s| survivors.contains(&s));
+            || choice
+                .strip_prefix("point:")
+                .is_some_and(|s| survivors.contains(&s));
         if !known {
             return Err(format!(
                 "--choose {choice}: not an option; choose swap, hole or point:SURVIVOR with a \
@@ -309,7 +326,11 @@ fn recommend(options: &[Candidate], bound: f64) -> (usize, String) {
         );
         let fewer = honest()
             .filter(|(_, o)| o.summary.moved < best.summary.moved)
-            .min_by(|a, b| a.1.summary.max_over_mean_after.total_cmp(&b.1.summary.max_over_mean_after));
+            .min_by(|a, b| {
+                a.1.summary
+                    .max_over_mean_after
+                    .total_cmp(&b.1.summary.max_over_mean_after)
+            });
         if let Some((_, o)) = fewer {
             reason += &format!(
                 "; {} moves fewer keys ({}) but leaves max/mean {:.3}",
@@ -319,7 +340,11 @@ fn recommend(options: &[Candidate], bound: f64) -> (usize, String) {
         return (i, reason);
     }
     let (i, best) = honest()
-        .min_by(|a, b| a.1.summary.max_over_mean_after.total_cmp(&b.1.summary.max_over_mean_after))
+        .min_by(|a, b| {
+            a.1.summary
+                .max_over_mean_after
+                .total_cmp(&b.1.summary.max_over_mean_after)
+        })
         .expect("there is always the swap");
     let reason = format!(
         "{}: no option stays within max/mean {bound}, and this one is the best balanced ({:.3})",
@@ -341,7 +366,13 @@ fn print_text(r: &Report) {
             r.table_slots,
             r.keys
         )?;
-        let width = r.options.iter().map(|o| o.name.len()).max().unwrap_or(6).max(6);
+        let width = r
+            .options
+            .iter()
+            .map(|o| o.name.len())
+            .max()
+            .unwrap_or(6)
+            .max(6);
         writeln!(
             out,
             "  {:<width$}  {:>6}  {:>12}  {:>8}  {:>8}  what",

@@ -38,7 +38,11 @@ pub struct Args {
     #[arg(long, allow_negative_numbers = true, required_unless_present = "nodes")]
     from: Option<i64>,
     /// The new number of buckets, M (1 to 2147483647, not N).
-    #[arg(long, allow_negative_numbers = true, required_unless_present = "to_nodes")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        required_unless_present = "to_nodes"
+    )]
     to: Option<i64>,
     /// The current node table instead of --from: a file with one node
     /// name per line, line i+1 serving bucket i (`+NAME` repeats a node on
@@ -92,8 +96,8 @@ pub fn run(args: &Args) -> Result<(), String> {
     }
     // Clap requires both counts without --nodes.
     let (from, to) = (args.from.unwrap_or(0), args.to.unwrap_or(0));
-    let resize = Resize::new(count("--from", from)?, count("--to", to)?)
-        .map_err(|e| e.to_string())?;
+    let resize =
+        Resize::new(count("--from", from)?, count("--to", to)?).map_err(|e| e.to_string())?;
     let input = args.input.open()?;
     let by_position = args.positions || input.byte_keys;
     let format = args.output_format;

@@ -85,7 +85,9 @@ pub fn stream(
     mut moves: Option<(&mut MoveSink, MoveFormat, bool)>,
 ) -> Result<ChangeCounts, String> {
     let mut total = ChangeCounts::new(change);
-    let encoding = moves.as_ref().map(|&(_, format, by_position)| (format, by_position));
+    let encoding = moves
+        .as_ref()
+        .map(|&(_, format, by_position)| (format, by_position));
     let names = change.nodes();
     pipeline::run(
         source,

@@ -15,8 +15,8 @@ use crate::atomic::AtomicFile;
 pub fn read(option: &str, path: &Path) -> Result<NodeTable, String> {
     let name = path.display();
     let bytes = std::fs::read(path).map_err(|e| format!("{option} {name}: cannot read it: {e}"))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|e| format!("{option} {name}: not UTF-8 text ({e})"))?;
+    let text =
+        String::from_utf8(bytes).map_err(|e| format!("{option} {name}: not UTF-8 text ({e})"))?;
     NodeTable::parse(&text).map_err(|e| format!("{option} {name}: {e}"))
 }
 

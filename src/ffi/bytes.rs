@@ -63,7 +63,12 @@ pub unsafe extern "C" fn jumpshard_prehash_bytes_seeded(
 /// Unless `len` is 0, `data` must point to `len` readable bytes; `out` must
 /// point to a writable `uint64_t`; no other thread writes either during the
 /// call.
-unsafe fn prehash_seeded(data: *const u8, len: usize, seed: u64, out: *mut u64) -> jumpshard_status {
+unsafe fn prehash_seeded(
+    data: *const u8,
+    len: usize,
+    seed: u64,
+    out: *mut u64,
+) -> jumpshard_status {
     guard_status(|| {
         let data = Buffer::new(data, len)?;
         let out = Buffer::new(out.cast_const(), 1)?;
@@ -151,7 +156,18 @@ pub unsafe extern "C" fn jumpshard_batch_bytes(
 ) -> jumpshard_status {
     // SAFETY: the caller keeps this function's contract, which is
     // `batch_seeded`'s.
-    unsafe { batch_seeded(data, data_len, offsets, offsets_len, 0, num_buckets, out, out_len) }
+    unsafe {
+        batch_seeded(
+            data,
+            data_len,
+            offsets,
+            offsets_len,
+            0,
+            num_buckets,
+            out,
+            out_len,
+        )
+    }
 }
 
 /// `jumpshard_batch_bytes` with the pre-hash of the tenant `seed`
@@ -175,7 +191,18 @@ pub unsafe extern "C" fn jumpshard_batch_bytes_seeded(
 ) -> jumpshard_status {
     // SAFETY: the caller keeps this function's contract, which is
     // `batch_seeded`'s.
-    unsafe { batch_seeded(data, data_len, offsets, offsets_len, seed, num_buckets, out, out_len) }
+    unsafe {
+        batch_seeded(
+            data,
+            data_len,
+            offsets,
+            offsets_len,
+            seed,
+            num_buckets,
+            out,
+            out_len,
+        )
+    }
 }
 
 /// The two byte batches.
@@ -209,7 +236,8 @@ unsafe fn batch_seeded(
         // SAFETY: the caller promises `out_len` writable outputs that no one
         // else accesses during the call; `out` overlaps neither input.
         let out = unsafe { out.slice_mut() };
-        crate::bytes::batch_bytes_seeded(data, offsets, seed, n, out).map_err(|e| jumpshard_status::of(&e))
+        crate::bytes::batch_bytes_seeded(data, offsets, seed, n, out)
+            .map_err(|e| jumpshard_status::of(&e))
     })
 }
 
