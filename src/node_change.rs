@@ -164,20 +164,32 @@ impl TableChange {
             );
             count(&mut plan.second, &plan.evaluated);
             counts.bucket_changes += movers as u64;
-            // The movers' (old node, new node).
+            // The movers' (old node, new node), counted in the matrix
+            // without a branch (a key staying on its node adds 0 to the
+            // diagonal) unless there are too many nodes for one.
             plan.pairs.clear();
-            for (&decided, &evaluated) in plan.staged.buckets[..movers].iter().zip(&plan.evaluated)
-            {
+            let movers_pairs = plan.staged.buckets[..movers].iter().zip(&plan.evaluated);
+            let (old_slots, new_slots) = (&self.old_slots, &self.new_slots);
+            let transfers = &mut counts.transfers;
+            let width = transfers.nodes;
+            for (&decided, &evaluated) in movers_pairs {
                 let (old, new) = if grows {
                     (evaluated, decided)
                 } else {
                     (decided, evaluated)
                 };
-                let pair = (self.old_slots[old as usize], self.new_slots[new as usize]);
-                if pair.0 != pair.1 {
-                    counts.transfers.add(pair, 1);
+                let pair = (old_slots[old as usize], new_slots[new as usize]);
+                let moves = u64::from(pair.0 != pair.1);
+                match transfers
+                    .dense
+                    .get_mut(pair.0 as usize * width + pair.1 as usize)
+                {
+                    Some(count) => *count += moves,
+                    None => transfers.add(pair, moves),
                 }
-                plan.pairs.push(pair);
+                if list_moves {
+                    plan.pairs.push(pair);
+                }
             }
             if !list_moves {
                 continue;
@@ -247,18 +259,21 @@ fn count(counts: &mut [u64], buckets: &[u32]) {
         }
         return;
     }
-    let mut ways = [[0u64; WAYS]; SMALL];
+    // Blocks have at most 2^32 keys, so u32 counters do. Every bucket is
+    // below `counts.len() <= SMALL`, a power of two: the mask changes
+    // nothing but spares the bounds checks.
+    let mut ways = [[0u32; WAYS]; SMALL];
     let mut quads = buckets.chunks_exact(WAYS);
     for quad in &mut quads {
         for (way, &b) in quad.iter().enumerate() {
-            ways[b as usize][way] += 1;
+            ways[b as usize & (SMALL - 1)][way] += 1;
         }
     }
     for &b in quads.remainder() {
-        ways[b as usize][0] += 1;
+        ways[b as usize & (SMALL - 1)][0] += 1;
     }
     for (count, ways) in counts.iter_mut().zip(&ways) {
-        *count += ways.iter().sum::<u64>();
+        *count += ways.iter().map(|&n| u64::from(n)).sum::<u64>();
     }
 }
 
@@ -352,6 +367,7 @@ impl Transfers {
         self.sparse.clear();
     }
 
+    #[inline]
     fn add(&mut self, (from, to): (u32, u32), n: u64) {
         if self.nodes <= DENSE_NODES {
             self.dense[from as usize * self.nodes + to as usize] += n;

@@ -551,3 +551,55 @@ fn check_svg(svg: &str, names: &[&str]) {
         assert!(texts.contains(name), "{name} is not drawn");
     }
 }
+
+#[test]
+fn binary_move_lists_index_the_summary_nodes() {
+    let d = dir();
+    let old = table(d.path(), "old", "a\nb\n");
+    let new = table(d.path(), "new", "c\nb\na\n");
+    let keys = keys(6, 5000);
+    let input = u64le_file(d.path(), "keys.bin", &keys);
+    let out = d.path().join("moves.bin");
+    let o = run(&[
+        "reshard",
+        "--nodes",
+        path_str(&old),
+        "--to-nodes",
+        path_str(&new),
+        path_str(&input),
+        "--output",
+        path_str(&out),
+        "--output-format",
+        "binary",
+        "--json",
+    ]);
+    assert_ok(&o);
+    let s = json(&o);
+    let nodes: Vec<&str> = s["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(nodes, ["a", "b", "c"]);
+    let (o_t, n_t) = (
+        NodeTable::parse("a\nb\n").unwrap(),
+        NodeTable::parse("c\nb\na\n").unwrap(),
+    );
+    let bytes = std::fs::read(&out).unwrap();
+    let records: Vec<(u64, &str, &str)> = bytes
+        .chunks_exact(16)
+        .map(|r| {
+            let id = u64::from_le_bytes(r[..8].try_into().unwrap());
+            let from = u32::from_le_bytes(r[8..12].try_into().unwrap()) as usize;
+            let to = u32::from_le_bytes(r[12..].try_into().unwrap()) as usize;
+            (id, nodes[from], nodes[to])
+        })
+        .collect();
+    let want: Vec<(u64, &str, &str)> = keys
+        .iter()
+        .map(|&k| (k, o_t.node(k), n_t.node(k)))
+        .filter(|m| m.1 != m.2)
+        .collect();
+    assert_eq!(records, want);
+}
