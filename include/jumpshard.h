@@ -189,6 +189,21 @@ jumpshard_status jumpshard_batch_parallel(const uint64_t *keys,
 jumpshard_status jumpshard_prehash_bytes(const uint8_t *data, size_t len, uint64_t *out);
 
 /**
+ * Writes to `*out` the 64-bit key of the byte string `data[0..len]` for
+ * the tenant `seed`: its XXH3-64 with that seed (`xxh3_64_withSeed` of
+ * the xxHash libraries), so that tenants sharing shards do not collide.
+ * Seed 0 gives `jumpshard_prehash_bytes`. Checks, statuses and `out` on
+ * error are `jumpshard_prehash_bytes`'s.
+ *
+ * # Safety
+ * As for `jumpshard_prehash_bytes`.
+ */
+jumpshard_status jumpshard_prehash_bytes_seeded(const uint8_t *data,
+                                                size_t len,
+                                                uint64_t seed,
+                                                uint64_t *out);
+
+/**
  * The bucket of the byte string `data[0..len]` among `num_buckets`:
  * `jumpshard_bucket` of its `jumpshard_prehash_bytes`, the bucket the Rust
  * API's `bucket_bytes` and `jumpshard reshard --key-format bytes` give.
@@ -241,6 +256,24 @@ jumpshard_status jumpshard_batch_bytes(const uint8_t *data,
                                        int32_t num_buckets,
                                        int32_t *out,
                                        size_t out_len);
+
+/**
+ * `jumpshard_batch_bytes` with the pre-hash of the tenant `seed`
+ * (`jumpshard_prehash_bytes_seeded`): `out[i]` is the bucket of string
+ * `i`'s seeded key. Seed 0 gives `jumpshard_batch_bytes`. Checks,
+ * statuses and `out` on error are `jumpshard_batch_bytes`'s.
+ *
+ * # Safety
+ * As for `jumpshard_batch_bytes`.
+ */
+jumpshard_status jumpshard_batch_bytes_seeded(const uint8_t *data,
+                                              size_t data_len,
+                                              const uint64_t *offsets,
+                                              size_t offsets_len,
+                                              uint64_t seed,
+                                              int32_t num_buckets,
+                                              int32_t *out,
+                                              size_t out_len);
 
 /**
  * The name of the kernel the batch functions use now: "scalar", "avx2",

@@ -8,6 +8,12 @@
 //! standard library's `DefaultHasher`. `testdata/golden.txt` holds
 //! vectors (`bytes HEX N XXH3 BUCKET`) to check a port against.
 //!
+//! Tenants sharing shards give their keys a **seed** ([`prehash_seeded`],
+//! [`batch_bytes_seeded`]): XXH3-64 with that 64-bit seed, so that equal
+//! byte strings of two tenants land on unrelated buckets. Seed 0 is the
+//! unseeded pre-hash; `testdata/seeded_golden.txt` holds vectors for
+//! other seeds.
+//!
 //! Batches take the Arrow layout of variable-length binary arrays: one data
 //! buffer with the keys back to back, and `keys + 1` offsets, key `i` being
 //! `data[offsets[i]..offsets[i + 1]]`.
@@ -40,6 +46,21 @@ use crate::{active_kernel, BucketCount, Error};
 #[inline]
 pub fn prehash(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+/// The 64-bit key of a byte string for the tenant `seed`: XXH3-64 with
+/// that seed (the `xxh3_64_withSeed` of the xxHash specification). Seed 0
+/// gives [`prehash`].
+///
+/// ```
+/// use jumpshard::bytes;
+///
+/// assert_eq!(bytes::prehash_seeded(b"user:42", 0), bytes::prehash(b"user:42"));
+/// assert_ne!(bytes::prehash_seeded(b"user:42", 7), bytes::prehash(b"user:42"));
+/// ```
+#[inline]
+pub fn prehash_seeded(bytes: &[u8], seed: u64) -> u64 {
+    xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
 }
 
 /// The bucket of the byte string `key` among `num_buckets`:
@@ -185,6 +206,28 @@ pub fn batch_bytes<O: Offset>(
     num_buckets: BucketCount,
     out: &mut [u32],
 ) -> Result<(), Error> {
+    batch_bytes_seeded(data, offsets, 0, num_buckets, out)
+}
+
+/// [`batch_bytes`] with the pre-hash of the tenant `seed`
+/// ([`prehash_seeded`]); seed 0 is [`batch_bytes`].
+///
+/// ```
+/// use jumpshard::{bytes, BucketCount};
+///
+/// let n = BucketCount::new(1000)?;
+/// let mut out = [0u32; 2];
+/// bytes::batch_bytes_seeded(b"alicebob", &[0u32, 5, 8], 42, n, &mut out)?;
+/// assert_eq!(out[1], jumpshard::bucket(bytes::prehash_seeded(b"bob", 42), n));
+/// # Ok::<(), jumpshard::Error>(())
+/// ```
+pub fn batch_bytes_seeded<O: Offset>(
+    data: &[u8],
+    offsets: &[O],
+    seed: u64,
+    num_buckets: BucketCount,
+    out: &mut [u32],
+) -> Result<(), Error> {
     check_offsets(data, offsets, out.len())?;
     let kernel = active_kernel();
     let mut keys = [0u64; BLOCK];
@@ -192,7 +235,12 @@ pub fn batch_bytes<O: Offset>(
     for out in out.chunks_mut(BLOCK) {
         let keys = &mut keys[..out.len()];
         for (k, s) in keys.iter_mut().zip(&mut strings) {
-            *k = prehash(s);
+            // Seed 0 keeps the default secret, with no per-key derivation.
+            *k = if seed == 0 {
+                prehash(s)
+            } else {
+                prehash_seeded(s, seed)
+            };
         }
         kernel.run(keys, num_buckets.get(), out);
     }

@@ -24,6 +24,10 @@
 //! is monotone). Byte-string keys go through a fixed 64-bit pre-hash,
 //! XXH3-64 with seed 0 ([`bytes`], [`bucket_bytes`], [`batch_bytes`]).
 //!
+//! Operators run named nodes: a [`NodeTable`] maps bucket `i` to the node
+//! serving it, and a [`TableChange`] lists the keys whose node changes
+//! between two tables, with loads and transfers ([`nodes`]).
+//!
 //! Kernels are chosen once at run time (see [`active_kernel`]); the
 //! `JUMPSHARD_KERNEL` environment variable and [`set_active_kernel`] override
 //! the choice, and a [`Kernel`] runs one kernel explicitly. The SIMD
@@ -42,6 +46,8 @@ mod division;
 mod error;
 mod ffi;
 mod kernel;
+mod node_change;
+pub mod nodes;
 #[cfg(feature = "parallel")]
 mod parallel;
 mod plan;
@@ -66,6 +72,8 @@ pub use dispatch::{
 pub use division::{Division, DIVISION_ENV};
 pub use error::Error;
 pub use kernel::Kernel;
+pub use node_change::{ChangeCounts, NodeMove, NodePlan, TableChange};
+pub use nodes::{NodeTable, TableError};
 #[cfg(feature = "parallel")]
 pub use parallel::batch_parallel;
 pub use plan::{DestinationCounts, Move, MovePlan, Resize};

@@ -40,8 +40,14 @@ def keys():
 
 COUNTS = [1, 10, 12, 1000, 2147483647]
 
-for key in keys():
-    h = xxhash.xxh3_64_intdigest(key, seed=0)
-    shown = key.hex() if key else "-"
-    for n in COUNTS:
-        print(f"bytes {shown} {n} {h} {jump(h, n)}")
+
+def main():
+    for key in keys():
+        h = xxhash.xxh3_64_intdigest(key, seed=0)
+        shown = key.hex() if key else "-"
+        for n in COUNTS:
+            print(f"bytes {shown} {n} {h} {jump(h, n)}")
+
+
+if __name__ == "__main__":
+    main()

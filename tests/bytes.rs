@@ -43,6 +43,44 @@ fn golden_vectors() {
     assert!(rows >= 80, "only {rows} bytes lines");
 }
 
+#[test]
+fn seeded_golden_vectors() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/seeded_golden.txt");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut rows = 0;
+    for line in text.lines().filter(|l| l.starts_with("bytes_seeded ")) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(f.len(), 6, "{line}");
+        let key = unhex(f[1]);
+        let seed: u64 = f[2].parse().unwrap();
+        let n: u32 = f[3].parse().unwrap();
+        let hash: u64 = f[4].parse().unwrap();
+        let want: u32 = f[5].parse().unwrap();
+        assert_ne!(seed, 0, "{line}");
+        assert_eq!(bytes::prehash_seeded(&key, seed), hash, "{line}");
+        assert_eq!(reference_batch(&[hash], n), [want], "reference: {line}");
+        let mut out = [u32::MAX];
+        bytes::batch_bytes_seeded(&key, &[0usize, key.len()], seed, count(n), &mut out).unwrap();
+        assert_eq!(out, [want], "{line}");
+        rows += 1;
+    }
+    assert!(rows >= 300, "only {rows} bytes_seeded lines");
+}
+
+#[test]
+fn seed_zero_is_the_unseeded_prehash() {
+    let (data, offsets) = corpus(600);
+    let n = count(1000);
+    let (mut seeded, mut plain) = (vec![0u32; 600], vec![1u32; 600]);
+    bytes::batch_bytes_seeded(&data, &offsets, 0, n, &mut seeded).unwrap();
+    batch_bytes(&data, &offsets, n, &mut plain).unwrap();
+    assert_eq!(seeded, plain);
+    for w in offsets.windows(2) {
+        let key = &data[w[0] as usize..w[1] as usize];
+        assert_eq!(bytes::prehash_seeded(key, 0), bytes::prehash(key));
+    }
+}
+
 /// Random byte strings of every length 0..300, back to back.
 fn corpus(keys: usize) -> (Vec<u8>, Vec<i64>) {
     let mut rng = SplitMix64::new(0xB17E5);

@@ -23,6 +23,18 @@ extern "C" {
     fn jumpshard_version() -> *const c_char;
     fn jumpshard_prehash_bytes(data: *const u8, len: usize, out: *mut u64) -> i32;
     fn jumpshard_bucket_bytes(data: *const u8, len: usize, num_buckets: i32) -> i32;
+    fn jumpshard_prehash_bytes_seeded(data: *const u8, len: usize, seed: u64, out: *mut u64)
+        -> i32;
+    fn jumpshard_batch_bytes_seeded(
+        data: *const u8,
+        data_len: usize,
+        offsets: *const u64,
+        offsets_len: usize,
+        seed: u64,
+        num_buckets: i32,
+        out: *mut i32,
+        out_len: usize,
+    ) -> i32;
     fn jumpshard_batch_bytes(
         data: *const u8,
         data_len: usize,
@@ -404,6 +416,82 @@ fn batch_bytes(data: Option<&[u8]>, offsets: Option<&[u64]>, n: i32, out: &mut [
     let (o, ol) = offsets.map_or((std::ptr::null(), 0), |o| (o.as_ptr(), o.len()));
     // SAFETY: every buffer is a live slice of its stated length.
     unsafe { jumpshard_batch_bytes(d, dl, o, ol, n, out.as_mut_ptr(), out.len()) }
+}
+
+#[test]
+fn seeded_byte_keys_agree_with_the_rust_api() {
+    let (data, offsets) = byte_keys(5);
+    for seed in [0, 1, 42, u64::MAX] {
+        for w in offsets.windows(2) {
+            let key = &data[w[0] as usize..w[1] as usize];
+            let mut hash = 0;
+            // SAFETY: `key` is a live slice of `key.len()` bytes.
+            let status =
+                unsafe { jumpshard_prehash_bytes_seeded(key.as_ptr(), key.len(), seed, &mut hash) };
+            assert_eq!(status, OK);
+            assert_eq!(hash, jumpshard::bytes::prehash_seeded(key, seed));
+        }
+        for n in [1, 12, i32::MAX] {
+            let count = n.try_into().unwrap();
+            let mut want = vec![0u32; offsets.len() - 1];
+            jumpshard::bytes::batch_bytes_seeded(&data, &offsets, seed, count, &mut want).unwrap();
+            let mut out = vec![UNTOUCHED; want.len()];
+            // SAFETY: every buffer is a live slice of its stated length.
+            let status = unsafe {
+                jumpshard_batch_bytes_seeded(
+                    data.as_ptr(),
+                    data.len(),
+                    offsets.as_ptr(),
+                    offsets.len(),
+                    seed,
+                    n,
+                    out.as_mut_ptr(),
+                    out.len(),
+                )
+            };
+            assert_eq!(status, OK);
+            assert!(
+                out.iter().zip(&want).all(|(&g, &w)| g == w as i32),
+                "seed {seed} n {n}"
+            );
+        }
+    }
+    // Errors as the unseeded functions give them, outputs untouched.
+    let mut hash = 7;
+    // SAFETY: NULL with a length is refused before any memory is touched.
+    let status = unsafe { jumpshard_prehash_bytes_seeded(std::ptr::null(), 3, 9, &mut hash) };
+    assert_eq!((status, hash), (NULL_POINTER, 7));
+    let mut out = [UNTOUCHED; 2];
+    // SAFETY: the offsets lie past the data, which is refused before `out`
+    // is written.
+    let status = unsafe {
+        jumpshard_batch_bytes_seeded(
+            b"ab".as_ptr(),
+            2,
+            [0u64, 1, 5].as_ptr(),
+            3,
+            9,
+            10,
+            out.as_mut_ptr(),
+            2,
+        )
+    };
+    assert_ne!(status, OK);
+    assert_eq!(out, [UNTOUCHED; 2]);
+    // SAFETY: as above, with a bucket count of 0.
+    let status = unsafe {
+        jumpshard_batch_bytes_seeded(
+            b"ab".as_ptr(),
+            2,
+            [0u64, 1, 2].as_ptr(),
+            3,
+            9,
+            0,
+            out.as_mut_ptr(),
+            2,
+        )
+    };
+    assert_eq!((status, out), (INVALID_BUCKET_COUNT, [UNTOUCHED; 2]));
 }
 
 #[test]

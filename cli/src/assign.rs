@@ -4,7 +4,6 @@
 //! Output: `text`, one decimal bucket per line; or `binary`, one
 //! little-endian i32 per key (Figure 1's return type).
 
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -12,7 +11,7 @@ use serde::Serialize;
 
 use crate::output::Output;
 use crate::reshard::{count, threads};
-use crate::stdout::Stdout;
+use crate::stdout::{ReportTo, Stdout};
 use crate::{input, pipeline, progress};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -74,10 +73,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     };
     // The summary's standard output, opened before any work so that a
     // closed one stops the command early.
-    let report = match (&args.output, sink.is_stdout()) {
-        (Some(_), false) => Some(Stdout::open()?),
-        _ => None,
-    };
+    let report = ReportTo::open(sink.is_stdout())?;
     let format = args.output_format;
     let bar = progress::bar(input.size, input.unit);
     let workers = threads(args.threads);
@@ -122,8 +118,8 @@ pub fn run(args: &Args) -> Result<(), String> {
         keys_per_second: keys as f64 / seconds,
         threads: threads(args.threads),
         output: match report {
-            Some(_) => path.display().to_string(),
-            None => "standard output".to_string(),
+            ReportTo::Stdout(_) => path.display().to_string(),
+            ReportTo::Stderr => "standard output".to_string(),
         },
     };
     let text = if args.json {
@@ -139,12 +135,5 @@ pub fn run(args: &Args) -> Result<(), String> {
             summary.output
         )
     };
-    match report {
-        Some(mut out) => {
-            writeln!(out, "{text}")?;
-            out.finish()
-        }
-        None => writeln!(std::io::stderr(), "{text}")
-            .map_err(|e| format!("cannot write standard error: {e}")),
-    }
+    report.emit(format!("{text}\n").as_bytes())
 }

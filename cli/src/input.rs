@@ -35,8 +35,15 @@ pub enum KeyFormat {
     U64le,
     /// One decimal unsigned 64-bit integer per line.
     Decimal,
-    /// One key per line, without its `\n` or `\r\n`, hashed as bytes (XXH3-64, seed 0).
+    /// One key per line, without its `\n` or `\r\n`, hashed as bytes
+    /// (XXH3-64 with --hash-seed, 0 by default).
     Bytes,
+    /// A column of a CSV file (--column NAME, or INDEX from 0), decimal u64.
+    Csv,
+    /// A uint64 or int64 column of a Parquet file or of a directory of them
+    /// (--column NAME).
+    #[cfg(feature = "parquet")]
+    Parquet,
 }
 
 /// The input options shared by the streaming commands.
@@ -50,7 +57,7 @@ pub struct InputArgs {
     pub key_format: KeyFormat,
     /// Instead of reading input, generate this many SplitMix64 keys.
     #[arg(long, value_name = "COUNT")]
-    generate: Option<u64>,
+    pub(crate) generate: Option<u64>,
     /// With `--key-format bytes`, the longest line accepted, in bytes (its
     /// `\n` or `\r\n` not counted); a longer line is an error naming it.
     #[arg(long, value_name = "BYTES", default_value_t = crate::sequential::DEFAULT_MAX_LINE_BYTES)]
@@ -58,6 +65,18 @@ pub struct InputArgs {
     /// Seed of the generated keys.
     #[arg(long, default_value_t = 0x6A75_6D70, requires = "generate")]
     seed: u64,
+    /// With --key-format csv or parquet: the column holding the keys (a
+    /// name from the header; for CSV also a 0-based index).
+    #[arg(long, value_name = "NAME|INDEX")]
+    pub column: Option<String>,
+    /// With --key-format csv: the input has no header line (--column is
+    /// then an index).
+    #[arg(long)]
+    pub no_header: bool,
+    /// With --key-format bytes: the tenant seed of the XXH3-64 pre-hash
+    /// (0, the default, is the unseeded pre-hash).
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub hash_seed: u64,
     /// Keys per chunk instead of the automatic size (for tests, which
     /// need many chunks from small inputs).
     #[arg(long, hide = true, value_parser = clap::value_parser!(u32).range(1..))]
@@ -89,10 +108,31 @@ pub trait KeysAt: Send + Sync {
     fn read_at(&self, first: u64, count: usize, keys: &mut Vec<u64>) -> Result<(), String>;
 }
 
+/// A source read in order, one chunk at a time, by one thread at a time.
+pub trait OrderedKeys: Send {
+    /// The position of the next key.
+    fn position(&self) -> u64;
+    /// Replaces `keys` with up to `max` next keys (none at the end);
+    /// returns the progress made, in the input's unit.
+    fn next_keys(&mut self, max: usize, keys: &mut Vec<u64>) -> Result<u64, String>;
+}
+
+/// A source of known pieces (of known positions) that can be read in any
+/// order, from several threads at once.
+pub trait KeyPieces: Send + Sync {
+    /// The number of pieces.
+    fn count(&self) -> u64;
+    /// Replaces `keys` with piece `index`'s keys; returns the position of
+    /// its first key.
+    fn read(&self, index: u64, keys: &mut Vec<u64>) -> Result<u64, String>;
+}
+
 /// Where an input's keys come from.
 pub enum Source {
     Sequential(Box<Sequential>),
     Positional(Box<dyn KeysAt>),
+    Ordered(Box<dyn OrderedKeys>),
+    Pieces(Box<dyn KeyPieces>),
 }
 
 /// An opened input.
@@ -121,6 +161,9 @@ impl InputArgs {
 
     /// Opens the input, checking what can be checked before reading.
     pub fn open(&self) -> Result<Input, String> {
+        if let Some(input) = crate::key_columns::open(self, self.input.as_deref())? {
+            return Ok(input);
+        }
         if let Some(count) = self.generate {
             return Ok(Input {
                 source: Source::Positional(Box::new(Generated {
@@ -166,13 +209,13 @@ impl InputArgs {
         };
         let unit = match self.key_format {
             KeyFormat::U64le => Unit::Keys,
-            KeyFormat::Decimal | KeyFormat::Bytes => Unit::Bytes,
+            _ => Unit::Bytes,
         };
+        let reader = Sequential::new(source, name, self.key_format)
+            .with_max_line_bytes(self.max_line_bytes)
+            .with_hash_seed(self.hash_seed);
         Ok(Input {
-            source: Source::Sequential(Box::new(
-                Sequential::new(source, name, self.key_format)
-                    .with_max_line_bytes(self.max_line_bytes),
-            )),
+            source: Source::Sequential(Box::new(reader)),
             size: size.map(|s| if unit == Unit::Keys { s / 8 } else { s }),
             unit,
             byte_keys: self.key_format == KeyFormat::Bytes,

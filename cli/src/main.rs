@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use jumpshard_cli::stdout::Stdout;
-use jumpshard_cli::{assign, bench, reshard, signals, verify};
+use jumpshard_cli::{assign, bench, remove, reshard, signals, verify};
 
 /// Jump consistent hash, bit-exact with Lamping and Veach's Figure 1, for
 /// large batches of 64-bit keys.
@@ -47,6 +47,10 @@ enum Command {
     Reshard(reshard::Args),
     /// Write the bucket of every key among N, in input order, streaming.
     Assign(assign::Args),
+    /// Plan taking one node out of a node table: every honest option
+    /// (swap with the last slot and shrink; point its slot at a survivor)
+    /// and the naive hole, with moves and balance, and a recommendation.
+    Remove(remove::Args),
 }
 
 fn main() -> ExitCode {
@@ -62,6 +66,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(&args),
         Command::Reshard(args) => reshard::run(&args),
         Command::Assign(args) => assign::run(&args),
+        Command::Remove(args) => remove::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -22,7 +22,7 @@ use std::thread;
 
 use indicatif::ProgressBar;
 
-use crate::input::{KeysAt, Source};
+use crate::input::{KeyPieces, KeysAt, OrderedKeys, Source};
 use crate::sequential::{decode, Block, Sequential};
 
 /// Buffers beyond one per worker: chunks done and waiting to be written
@@ -142,7 +142,17 @@ enum From {
     Sequential {
         state: Mutex<InOrder>,
         format: crate::input::KeyFormat,
+        hash_seed: u64,
         name: String,
+    },
+    /// Keys decoded in order under the lock (CSV).
+    Ordered {
+        state: Mutex<(Box<dyn OrderedKeys>, u64, bool)>,
+    },
+    /// Pieces read independently (Parquet row groups).
+    Pieces {
+        pieces: Box<dyn KeyPieces>,
+        next: AtomicU64,
     },
     Positional {
         keys: Box<dyn KeysAt>,
@@ -160,8 +170,16 @@ struct InOrder {
 impl<'a> Claims<'a> {
     fn new(source: Source, chunk_keys: usize, progress: &'a ProgressBar) -> Claims<'a> {
         let from = match source {
+            Source::Ordered(keys) => From::Ordered {
+                state: Mutex::new((keys, 0, false)),
+            },
+            Source::Pieces(pieces) => From::Pieces {
+                pieces,
+                next: AtomicU64::new(0),
+            },
             Source::Sequential(reader) => From::Sequential {
                 format: reader.format(),
+                hash_seed: reader.hash_seed(),
                 name: reader.name().to_owned(),
                 state: Mutex::new(InOrder {
                     reader,
@@ -189,9 +207,50 @@ impl<'a> Claims<'a> {
             return None;
         }
         match &self.from {
+            From::Ordered { state } => {
+                let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+                let (reader, next, ended) = &mut *state;
+                if *ended {
+                    return None;
+                }
+                let first = reader.position();
+                match reader.next_keys(self.chunk_keys, &mut keys) {
+                    Ok(_) if keys.is_empty() => {
+                        *ended = true;
+                        None
+                    }
+                    Ok(units) => {
+                        self.progress.inc(units);
+                        *next += 1;
+                        Some((*next - 1, Ok(Chunk { first, keys })))
+                    }
+                    Err(e) => {
+                        *ended = true;
+                        self.stop();
+                        Some((*next, Err(e)))
+                    }
+                }
+            }
+            From::Pieces { pieces, next } => {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                if index >= pieces.count() {
+                    return None;
+                }
+                match pieces.read(index, &mut keys) {
+                    Ok(first) => {
+                        self.progress.inc(keys.len() as u64);
+                        Some((index, Ok(Chunk { first, keys })))
+                    }
+                    Err(e) => {
+                        self.stop();
+                        Some((index, Err(e)))
+                    }
+                }
+            }
             From::Sequential {
                 state,
                 format,
+                hash_seed,
                 name,
             } => {
                 let index = {
@@ -221,7 +280,7 @@ impl<'a> Claims<'a> {
                     }
                 };
                 // Decoding (parsing, hashing) runs outside the lock.
-                match decode(*format, name, block, &mut keys) {
+                match decode(*format, *hash_seed, name, block, &mut keys) {
                     Ok(()) => Some((
                         index,
                         Ok(Chunk {

@@ -11,9 +11,12 @@
 //!   line per move, each ending in `\n`.
 //! - `binary`: no header; 16 bytes per move, all little-endian: the id as
 //!   a u64, then `from` and `to` as u32.
+//! - `parquet`: columns `key` or `position` (uint64), `from`, `to` (uint32).
+//!
+//! With `--nodes OLD --to-nodes NEW` (node tables, see `crate::tables`)
+//! moves name nodes instead (`crate::reshard_nodes`).
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -21,50 +24,60 @@ use indicatif::ProgressBar;
 use jumpshard::{BucketCount, DestinationCounts, MovePlan, Resize};
 use serde::{Serialize, Serializer};
 
-use crate::output::Output;
-use crate::stdout::Stdout;
+use crate::stdout::ReportTo;
 use crate::{input, pipeline, progress};
 
 /// Destinations listed in the text summary; `--json` lists them all.
 const LISTED: usize = 32;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum MoveFormat {
-    /// Text: a header, then `id,from,to` per line.
-    Csv,
-    /// 16-byte little-endian records: u64 id, u32 from, u32 to.
-    Binary,
-}
+pub use crate::move_output::MoveFormat;
+use crate::move_output::MoveSink;
 
 #[derive(clap::Args)]
 pub struct Args {
     /// The current number of buckets, N (1 to 2147483647).
-    #[arg(long, allow_negative_numbers = true)]
-    from: i64,
+    #[arg(long, allow_negative_numbers = true, required_unless_present = "nodes")]
+    from: Option<i64>,
     /// The new number of buckets, M (1 to 2147483647, not N).
-    #[arg(long, allow_negative_numbers = true)]
-    to: i64,
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        required_unless_present = "to_nodes"
+    )]
+    to: Option<i64>,
+    /// The current node table instead of --from: a file with one node
+    /// name per line, line i+1 serving bucket i (`+NAME` repeats a node on
+    /// purpose); moves then name nodes.
+    #[arg(long, value_name = "OLD", requires = "to_nodes", conflicts_with_all = ["from", "to"])]
+    pub(crate) nodes: Option<PathBuf>,
+    /// The new node table (with --nodes).
+    #[arg(long, value_name = "NEW", requires = "nodes")]
+    pub(crate) to_nodes: Option<PathBuf>,
     #[command(flatten)]
-    input: input::InputArgs,
+    pub(crate) input: input::InputArgs,
     /// Write the move list here (atomically: complete or not at all, and
     /// never over the input). `-` writes it to standard output, and the
     /// summary then goes to standard error; a FIFO or a character device
     /// (/dev/null) is written directly.
     #[arg(long, value_name = "FILE|-")]
-    output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
     /// Format of the move list.
     #[arg(long, value_enum, default_value_t = MoveFormat::Csv, requires = "output")]
-    output_format: MoveFormat,
+    pub(crate) output_format: MoveFormat,
     /// Identify moving keys by their 0-based position in the input rather
     /// than by value (always so for `--key-format bytes`).
     #[arg(long, requires = "output")]
-    positions: bool,
+    pub(crate) positions: bool,
     /// Threads to read and compute on; 0 means one per core.
     #[arg(long, default_value_t = 0)]
-    threads: usize,
+    pub(crate) threads: usize,
     /// Print the summary as one JSON object.
     #[arg(long)]
-    json: bool,
+    pub(crate) json: bool,
+    /// With --nodes: draw each node's load before and after and the
+    /// transfer matrix to this SVG file.
+    #[arg(long, value_name = "FILE.svg", requires = "nodes")]
+    pub(crate) plot: Option<PathBuf>,
 }
 
 /// A bucket count from the command line, or an error naming the option.
@@ -82,33 +95,30 @@ pub fn threads(asked: usize) -> usize {
 }
 
 pub fn run(args: &Args) -> Result<(), String> {
-    let resize = Resize::new(count("--from", args.from)?, count("--to", args.to)?)
-        .map_err(|e| e.to_string())?;
+    if let (Some(old), Some(new)) = (&args.nodes, &args.to_nodes) {
+        return crate::reshard_nodes::run(args, old, new);
+    }
+    // Clap requires both counts without --nodes.
+    let (from, to) = (args.from.unwrap_or(0), args.to.unwrap_or(0));
+    let resize =
+        Resize::new(count("--from", from)?, count("--to", to)?).map_err(|e| e.to_string())?;
     let input = args.input.open()?;
     let by_position = args.positions || input.byte_keys;
     let format = args.output_format;
-    // Where the summary goes, opened first so that a closed standard
-    // output stops the command before any work.
-    let to_stdout = args.output.as_deref().is_some_and(|p| p.as_os_str() == "-");
-    let report = if to_stdout {
-        None
-    } else {
-        Some(Stdout::open()?)
-    };
     let mut output = args
         .output
         .as_deref()
-        .map(|path| Output::create(path, args.input.file_id()))
+        .map(|path| MoveSink::create(path, args.input.file_id(), format, by_position, None))
         .transpose()?;
-    if let (Some(out), MoveFormat::Csv) = (&mut output, format) {
-        let id = if by_position { "position" } else { "key" };
-        out.write_all(format!("{id},from,to\n").as_bytes())?;
-    }
+    // Where the summary goes, known before any work, so that a closed
+    // standard output stops the command first.
+    let to_stdout = output.as_ref().is_some_and(MoveSink::is_stdout);
+    let report = ReportTo::open(to_stdout)?;
     let bar = progress::bar(input.size, input.unit);
     let workers = threads(args.threads);
     let start = Instant::now();
-    let moves = output.as_mut().map(|file| MoveList {
-        file,
+    let moves = output.as_mut().map(|sink| MoveList {
+        sink,
         format,
         by_position,
     });
@@ -146,20 +156,12 @@ pub fn run(args: &Args) -> Result<(), String> {
     } else {
         summary_text(&summary, resize)
     };
-    match report {
-        Some(mut out) => {
-            out.write_all(text.as_bytes())?;
-            out.finish()
-        }
-        None => std::io::stderr()
-            .write_all(text.as_bytes())
-            .map_err(|e| format!("cannot write standard error: {e}")),
-    }
+    report.emit(text.as_bytes())
 }
 
 /// Where and how the move list is written.
 pub struct MoveList<'a> {
-    pub file: &'a mut Output,
+    pub sink: &'a mut MoveSink,
     pub format: MoveFormat,
     /// Identify keys by position rather than by value.
     pub by_position: bool,
@@ -186,6 +188,7 @@ pub fn stream(
         |chunk, part: &mut Part| {
             resize.plan(&chunk.keys, chunk.first, &mut part.plan);
             part.record.clear();
+            part.ids.clear();
             let Some((format, by_position)) = encoding else {
                 return;
             };
@@ -195,13 +198,21 @@ pub fn stream(
                 } else {
                     chunk.keys[(m.position - chunk.first) as usize]
                 };
-                encode(&mut part.record, format, id, m.from, m.to);
+                if format.columnar() {
+                    part.ids.push(id);
+                } else {
+                    encode(&mut part.record, format, id, m.from, m.to);
+                }
             }
         },
         |_, part| {
             total.merge(part.plan.per_destination());
             match moves.as_mut() {
-                Some(m) => m.file.write_all(&part.record),
+                Some(m) if m.format.columnar() => {
+                    m.sink
+                        .write_columns(&part.ids, part.plan.from(), part.plan.to())
+                }
+                Some(m) => m.sink.write_bytes(&part.record),
                 None => Ok(()),
             }
         },
@@ -214,6 +225,8 @@ pub fn stream(
 struct Part {
     plan: MovePlan,
     record: Vec<u8>,
+    /// The moving keys' ids, for a columnar move list.
+    ids: Vec<u64>,
 }
 
 /// Appends one move record.
@@ -233,6 +246,8 @@ fn encode(buf: &mut Vec<u8>, format: MoveFormat, id: u64, from: u32, to: u32) {
             buf.extend_from_slice(itoa.format(to).as_bytes());
             buf.push(b'\n');
         }
+        #[cfg(feature = "parquet")]
+        MoveFormat::Parquet => unreachable!("Parquet moves are written as columns"),
     }
 }
 

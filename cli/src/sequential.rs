@@ -12,6 +12,9 @@ use std::io::Read;
 
 use crate::input::{not_whole_keys, KeyFormat};
 
+/// Why the column formats never reach a `Sequential`.
+const COLUMNS: &str = "CSV and Parquet keys are read by crate::key_columns";
+
 /// The longest decimal line read whole; `u64::MAX` has 20 digits.
 const DECIMAL_LINE_LIMIT: usize = 4096;
 
@@ -46,6 +49,8 @@ pub struct Sequential {
     /// Bytes read so far.
     read: u64,
     at_end: bool,
+    /// The tenant seed of the byte keys' pre-hash.
+    hash_seed: u64,
 }
 
 impl Sequential {
@@ -59,6 +64,7 @@ impl Sequential {
             keys: 0,
             read: 0,
             at_end: false,
+            hash_seed: 0,
         }
     }
 
@@ -75,7 +81,18 @@ impl Sequential {
             KeyFormat::U64le => usize::MAX,
             KeyFormat::Decimal => DECIMAL_LINE_LIMIT,
             KeyFormat::Bytes => self.max_line_bytes,
+            _ => unreachable!("{COLUMNS}"),
         }
+    }
+
+    /// Pre-hashes byte keys with the tenant `seed` (0: unseeded).
+    pub fn with_hash_seed(mut self, seed: u64) -> Sequential {
+        self.hash_seed = seed;
+        self
+    }
+
+    pub fn hash_seed(&self) -> u64 {
+        self.hash_seed
     }
 
     /// The input's name, for messages.
@@ -146,6 +163,7 @@ impl Sequential {
                 let unended = bytes.last().is_some_and(|&b| b != b'\n');
                 (ends + u64::from(unended), read)
             }
+            _ => unreachable!("{COLUMNS}"),
         };
         self.keys += keys;
         Ok((progress, keys))
@@ -156,6 +174,7 @@ impl Sequential {
         match self.format {
             KeyFormat::U64le => Some(bytes.len() / 8 * 8).filter(|&cut| cut > 0),
             KeyFormat::Decimal | KeyFormat::Bytes => memchr::memrchr(b'\n', bytes).map(|i| i + 1),
+            _ => unreachable!("{COLUMNS}"),
         }
     }
 }
@@ -173,6 +192,7 @@ fn count_newlines(bytes: &[u8]) -> u64 {
 /// Replaces `keys` with the keys of `block`, read from `name` in `format`.
 pub fn decode(
     format: KeyFormat,
+    hash_seed: u64,
     name: &str,
     block: &Block,
     keys: &mut Vec<u64>,
@@ -201,7 +221,7 @@ pub fn decode(
             return Err(too_long(name, line, format, block.line_limit));
         }
         keys.push(match format {
-            KeyFormat::Bytes => jumpshard::bytes::prehash(text),
+            KeyFormat::Bytes => jumpshard::bytes::prehash_seeded(text, hash_seed),
             _ => parse_decimal(text).map_err(|why| format!("{name} line {line}: {why}"))?,
         });
         line += 1;
@@ -375,7 +395,7 @@ mod tests {
                 return Ok(out);
             }
             let mut decoded = Vec::new();
-            decode(format, "in", &block, &mut decoded)?;
+            decode(format, 0, "in", &block, &mut decoded)?;
             assert_eq!(decoded.len() as u64, keys);
             out.push((block.first + 1, decoded));
         }

@@ -46,6 +46,39 @@ impl Stdout {
     }
 }
 
+/// Where a command's summary goes: standard output, opened before any
+/// work (so that a closed one stops the command first), or standard error
+/// when the results themselves go to standard output (`--output -`).
+pub enum ReportTo {
+    Stdout(Stdout),
+    Stderr,
+}
+
+impl ReportTo {
+    /// The summary's destination; `results_on_stdout` sends it to
+    /// standard error.
+    pub fn open(results_on_stdout: bool) -> Result<ReportTo, String> {
+        if results_on_stdout {
+            Ok(ReportTo::Stderr)
+        } else {
+            Stdout::open().map(ReportTo::Stdout)
+        }
+    }
+
+    /// Writes the whole summary and flushes it, reporting any failure.
+    pub fn emit(self, text: &[u8]) -> Result<(), String> {
+        match self {
+            ReportTo::Stdout(mut out) => {
+                out.write_all(text)?;
+                out.finish()
+            }
+            ReportTo::Stderr => io::stderr()
+                .write_all(text)
+                .map_err(|e| format!("cannot write standard error: {e}")),
+        }
+    }
+}
+
 fn error(e: io::Error) -> String {
     format!("cannot write standard output: {e}")
 }

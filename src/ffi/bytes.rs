@@ -32,6 +32,43 @@ pub unsafe extern "C" fn jumpshard_prehash_bytes(
     len: usize,
     out: *mut u64,
 ) -> jumpshard_status {
+    // SAFETY: the caller keeps this function's contract, which is
+    // `prehash_seeded`'s.
+    unsafe { prehash_seeded(data, len, 0, out) }
+}
+
+/// Writes to `*out` the 64-bit key of the byte string `data[0..len]` for
+/// the tenant `seed`: its XXH3-64 with that seed (`xxh3_64_withSeed` of
+/// the xxHash libraries), so that tenants sharing shards do not collide.
+/// Seed 0 gives `jumpshard_prehash_bytes`. Checks, statuses and `out` on
+/// error are `jumpshard_prehash_bytes`'s.
+///
+/// # Safety
+/// As for `jumpshard_prehash_bytes`.
+#[no_mangle]
+pub unsafe extern "C" fn jumpshard_prehash_bytes_seeded(
+    data: *const u8,
+    len: usize,
+    seed: u64,
+    out: *mut u64,
+) -> jumpshard_status {
+    // SAFETY: the caller keeps this function's contract, which is
+    // `prehash_seeded`'s.
+    unsafe { prehash_seeded(data, len, seed, out) }
+}
+
+/// The two pre-hash functions.
+///
+/// # Safety
+/// Unless `len` is 0, `data` must point to `len` readable bytes; `out` must
+/// point to a writable `uint64_t`; no other thread writes either during the
+/// call.
+unsafe fn prehash_seeded(
+    data: *const u8,
+    len: usize,
+    seed: u64,
+    out: *mut u64,
+) -> jumpshard_status {
     guard_status(|| {
         let data = Buffer::new(data, len)?;
         let out = Buffer::new(out.cast_const(), 1)?;
@@ -40,7 +77,7 @@ pub unsafe extern "C" fn jumpshard_prehash_bytes(
         }
         // SAFETY: the caller promises `len` readable bytes, not written
         // during the call.
-        let key = crate::bytes::prehash(unsafe { data.slice() });
+        let key = crate::bytes::prehash_seeded(unsafe { data.slice() }, seed);
         // SAFETY: the caller promises a writable `uint64_t` that no one else
         // accesses during the call; it is disjoint from `data`.
         let out = unsafe { out.slice_mut() };
@@ -117,6 +154,74 @@ pub unsafe extern "C" fn jumpshard_batch_bytes(
     out: *mut i32,
     out_len: usize,
 ) -> jumpshard_status {
+    // SAFETY: the caller keeps this function's contract, which is
+    // `batch_seeded`'s.
+    unsafe {
+        batch_seeded(
+            data,
+            data_len,
+            offsets,
+            offsets_len,
+            0,
+            num_buckets,
+            out,
+            out_len,
+        )
+    }
+}
+
+/// `jumpshard_batch_bytes` with the pre-hash of the tenant `seed`
+/// (`jumpshard_prehash_bytes_seeded`): `out[i]` is the bucket of string
+/// `i`'s seeded key. Seed 0 gives `jumpshard_batch_bytes`. Checks,
+/// statuses and `out` on error are `jumpshard_batch_bytes`'s.
+///
+/// # Safety
+/// As for `jumpshard_batch_bytes`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)] // the C signature: pointer-length pairs
+pub unsafe extern "C" fn jumpshard_batch_bytes_seeded(
+    data: *const u8,
+    data_len: usize,
+    offsets: *const u64,
+    offsets_len: usize,
+    seed: u64,
+    num_buckets: i32,
+    out: *mut i32,
+    out_len: usize,
+) -> jumpshard_status {
+    // SAFETY: the caller keeps this function's contract, which is
+    // `batch_seeded`'s.
+    unsafe {
+        batch_seeded(
+            data,
+            data_len,
+            offsets,
+            offsets_len,
+            seed,
+            num_buckets,
+            out,
+            out_len,
+        )
+    }
+}
+
+/// The two byte batches.
+///
+/// # Safety
+/// Unless its length is 0, `data` must point to `data_len` readable bytes,
+/// `offsets` to `offsets_len` readable `uint64_t` and `out` to `out_len`
+/// writable `int32_t`, none written by another thread during the call.
+#[allow(clippy::too_many_arguments)]
+unsafe fn batch_seeded(
+    data: *const u8,
+    data_len: usize,
+    offsets: *const u64,
+    offsets_len: usize,
+    seed: u64,
+    num_buckets: i32,
+    out: *mut i32,
+    out_len: usize,
+) -> jumpshard_status {
     guard_status(|| {
         let n = BucketCount::try_from(num_buckets).map_err(|e| jumpshard_status::of(&e))?;
         let data = Buffer::new(data, data_len)?;
@@ -131,7 +236,8 @@ pub unsafe extern "C" fn jumpshard_batch_bytes(
         // SAFETY: the caller promises `out_len` writable outputs that no one
         // else accesses during the call; `out` overlaps neither input.
         let out = unsafe { out.slice_mut() };
-        crate::batch_bytes(data, offsets, n, out).map_err(|e| jumpshard_status::of(&e))
+        crate::bytes::batch_bytes_seeded(data, offsets, seed, n, out)
+            .map_err(|e| jumpshard_status::of(&e))
     })
 }
 

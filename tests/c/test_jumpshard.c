@@ -854,6 +854,47 @@ static void test_threads(void) {
     CHECK(jumpshard_set_kernel(before) == JUMPSHARD_OK, "restoring %s", before);
 }
 
+/* `bytes_seeded HEX SEED N XXH3 BUCKET` lines of seeded_golden.txt, next to
+ * the golden file: the seeded pre-hash and the seeded batch. */
+static void test_seeded_golden(void) {
+    char path[4096];
+    const char *slash = strrchr(golden_path, '/');
+    int dir = slash ? (int)(slash - golden_path + 1) : 0;
+    snprintf(path, sizeof path, "%.*sseeded_golden.txt", dir, golden_path);
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL, "cannot open %s", path);
+    if (f == NULL) return;
+    static char line[1 << 16];
+    size_t rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "bytes_seeded ", 13) != 0) continue;
+        /* Reuse the `bytes` parser on the line without its seed. */
+        char *hex = line + 13, *seed_at = hex + strcspn(hex, " ");
+        uint64_t seed;
+        if (sscanf(seed_at, " %" SCNu64, &seed) != 1) malformed(line);
+        char *after = seed_at + 1 + strcspn(seed_at + 1, " ");
+        memmove(seed_at, after, strlen(after) + 1);
+        memcpy(line + 7, "bytes ", 6);
+        golden_bytes g = parse_bytes(line + 7);
+        uint64_t hash = 0;
+        CHECK(jumpshard_prehash_bytes_seeded(g.bytes, g.len, seed, &hash) == JUMPSHARD_OK,
+              "prehash_seeded");
+        CHECK(hash == g.hash, "prehash_seeded of %zu bytes, seed %" PRIu64 ": %" PRIu64
+              ", want %" PRIu64, g.len, seed, hash, g.hash);
+        uint64_t offsets[2] = {0, g.len};
+        int32_t out[2] = {CANARY, CANARY};
+        CHECK(jumpshard_batch_bytes_seeded(g.bytes, g.len, offsets, 2, seed, g.n, out, 1) ==
+                  JUMPSHARD_OK,
+              "batch_bytes_seeded");
+        CHECK(out[0] == g.bucket && out[1] == CANARY, "batch_bytes_seeded seed %" PRIu64
+              " n %d: %d, want %d", seed, g.n, out[0], g.bucket);
+        free(g.bytes);
+        rows++;
+    }
+    fclose(f);
+    CHECK(rows >= 300, "only %zu seeded golden vectors in %s", rows, path);
+}
+
 int main(int argc, char **argv) {
     if (argc > 1) golden_path = argv[1];
     load_golden();
@@ -869,6 +910,7 @@ int main(int argc, char **argv) {
     run("threads", test_threads);
     run("plan", test_plan);
     run("bad_plan_arguments", test_bad_plan_arguments);
+    run("seeded_golden", test_seeded_golden);
     free_golden();
     printf("test_jumpshard: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

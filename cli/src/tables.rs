@@ -1,0 +1,28 @@
+//! Node-table files for `reshard --nodes/--to-nodes` and `remove`: read
+//! with the file and option named in every error, written atomically.
+//!
+//! The syntax is `jumpshard::nodes`': one node name per line, line `i + 1`
+//! serving bucket `i`; `+NAME` repeats a node on purpose (a heavier node),
+//! and an unmarked repeat is refused as an accident.
+
+use std::path::Path;
+
+use jumpshard::NodeTable;
+
+use crate::atomic::AtomicFile;
+
+/// The table in the file at `path`, given with `option`.
+pub fn read(option: &str, path: &Path) -> Result<NodeTable, String> {
+    let name = path.display();
+    let bytes = std::fs::read(path).map_err(|e| format!("{option} {name}: cannot read it: {e}"))?;
+    let text =
+        String::from_utf8(bytes).map_err(|e| format!("{option} {name}: not UTF-8 text ({e})"))?;
+    NodeTable::parse(&text).map_err(|e| format!("{option} {name}: {e}"))
+}
+
+/// Writes `table` to `path`, complete or not at all.
+pub fn write(path: &Path, table: &NodeTable) -> Result<(), String> {
+    let mut file = AtomicFile::create(path)?;
+    file.write_all(table.to_text().as_bytes())?;
+    file.commit()
+}

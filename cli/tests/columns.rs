@@ -1,0 +1,494 @@
+//! Keys from a CSV column and from Parquet files, Parquet move lists, and
+//! seeded byte keys: the same results as the u64le input, and every bad
+//! column, type or option refused without leaving a file.
+
+mod support;
+
+use std::path::Path;
+
+use support::*;
+
+/// `assign --buckets 1000` of `input_args` as text.
+fn assign(input_args: &[&str]) -> String {
+    let mut args = vec!["assign", "--buckets", "1000"];
+    args.extend(input_args);
+    let o = run(&args);
+    assert_ok(&o);
+    stdout(&o)
+}
+
+fn want(keys: &[u64]) -> String {
+    let n = jumpshard::BucketCount::new(1000).unwrap();
+    keys.iter()
+        .map(|&k| format!("{}\n", jumpshard::bucket(k, n)))
+        .collect()
+}
+
+#[test]
+fn csv_columns_by_name_and_index() {
+    let d = dir();
+    let keys = keys(3, 5000);
+    let mut text = String::from("name,\"the key\",other\n");
+    for (i, k) in keys.iter().enumerate() {
+        text.push_str(&format!("\"user, {i}\",\"{k}\",x\r\n"));
+    }
+    let csv = d.path().join("keys.csv");
+    std::fs::write(&csv, &text).unwrap();
+    let file = path_str(&csv);
+    let chunks = ["--chunk-keys", "333"];
+    assert_eq!(
+        assign(&[file, "--key-format", "csv", "--column", "the key"]),
+        want(&keys)
+    );
+    assert_eq!(
+        assign(&[
+            file,
+            "--key-format",
+            "csv",
+            "--column",
+            "1",
+            "--chunk-keys",
+            "7"
+        ]),
+        want(&keys)
+    );
+    // Without a header, by index; from standard input too.
+    let bare: String = keys.iter().map(|k| format!("a,{k}\n")).collect();
+    let o = run_with_stdin(
+        &[
+            "assign",
+            "--buckets",
+            "1000",
+            "--key-format",
+            "csv",
+            "--column",
+            "1",
+            "--no-header",
+        ],
+        bare.as_bytes(),
+    );
+    assert_ok(&o);
+    assert_eq!(stdout(&o), want(&keys));
+    // reshard and remove read it as well.
+    let o = run(&[
+        "reshard",
+        "--from",
+        "10",
+        "--to",
+        "12",
+        file,
+        "--key-format",
+        "csv",
+        "--column",
+        "the key",
+        "--json",
+    ]);
+    assert_ok(&o);
+    let bin = u64le_file(d.path(), "keys.bin", &keys);
+    let o2 = run(&[
+        "reshard",
+        "--from",
+        "10",
+        "--to",
+        "12",
+        path_str(&bin),
+        "--json",
+    ]);
+    let moved = |o: &std::process::Output| {
+        serde_json::from_str::<serde_json::Value>(&stdout(o)).unwrap()["moved"].clone()
+    };
+    assert_eq!(moved(&o), moved(&o2));
+    let nodes = d.path().join("nodes");
+    std::fs::write(&nodes, "a\nb\nc\n").unwrap();
+    let mut args = vec![
+        "remove",
+        "--nodes",
+        path_str(&nodes),
+        "--node",
+        "b",
+        file,
+        "--key-format",
+        "csv",
+        "--column",
+        "the key",
+    ];
+    args.extend(chunks);
+    assert_ok(&run(&args));
+}
+
+#[test]
+fn bad_csv_is_named_by_line() {
+    let d = dir();
+    let csv = d.path().join("k.csv");
+    std::fs::write(&csv, "id,key\n1,10\n2,11\n3,abc\n").unwrap();
+    let file = path_str(&csv);
+    let out = d.path().join("out");
+    std::fs::write(&out, "precious").unwrap();
+    let before = listing(d.path());
+    let cases: [(Vec<&str>, &[&str]); 6] = [
+        (
+            vec![file, "--key-format", "csv", "--column", "key"],
+            &["k.csv line 4", "column key"],
+        ),
+        (
+            vec![file, "--key-format", "csv", "--column", "nope"],
+            &["no column \"nope\"", "id, key"],
+        ),
+        (
+            vec![file, "--key-format", "csv", "--column", "5"],
+            &["line 2", "no column 5"],
+        ),
+        (
+            vec![
+                file,
+                "--key-format",
+                "csv",
+                "--column",
+                "key",
+                "--no-header",
+            ],
+            &["0-based index"],
+        ),
+        (vec![file, "--key-format", "csv"], &["--column"]),
+        (vec![file, "--column", "key"], &["--column", "only with"]),
+    ];
+    for (args, words) in cases {
+        let mut all = vec!["assign", "--buckets", "10", "--output", path_str(&out)];
+        all.extend(args);
+        assert_fails(&run(&all), words);
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious");
+        assert_eq!(listing(d.path()), before);
+    }
+    let o = run(&[
+        "assign",
+        "--buckets",
+        "10",
+        "--generate",
+        "5",
+        "--key-format",
+        "csv",
+        "--column",
+        "1",
+    ]);
+    assert_fails(&o, &["--generate"]);
+}
+
+#[test]
+fn hash_seeds_for_byte_keys() {
+    let lines = "alice\nbob\ncarol\n";
+    let n = jumpshard::BucketCount::new(1000).unwrap();
+    for seed in [0u64, 1, 42, u64::MAX] {
+        let seed_text = seed.to_string();
+        let o = run_with_stdin(
+            &[
+                "assign",
+                "--buckets",
+                "1000",
+                "--key-format",
+                "bytes",
+                "--hash-seed",
+                &seed_text,
+            ],
+            lines.as_bytes(),
+        );
+        assert_ok(&o);
+        let want: String = lines
+            .lines()
+            .map(|l| {
+                format!(
+                    "{}\n",
+                    jumpshard::bucket(jumpshard::bytes::prehash_seeded(l.as_bytes(), seed), n)
+                )
+            })
+            .collect();
+        assert_eq!(stdout(&o), want, "seed {seed}");
+    }
+    let o = run(&[
+        "assign",
+        "--buckets",
+        "10",
+        "--generate",
+        "5",
+        "--hash-seed",
+        "3",
+    ]);
+    assert_fails(&o, &["--hash-seed", "--key-format bytes"]);
+}
+
+#[cfg(feature = "parquet")]
+mod parquet_files {
+    use super::*;
+
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray, UInt64Array};
+    use parquet::arrow::ArrowWriter;
+    use parquet::file::properties::WriterProperties;
+
+    /// Writes `columns` to `path` in row groups of `group` rows.
+    fn write(path: &Path, columns: Vec<(&str, ArrayRef)>, group: usize) {
+        let batch = RecordBatch::try_from_iter(columns).unwrap();
+        let props = WriterProperties::builder()
+            .set_max_row_group_size(group)
+            .set_compression(parquet::basic::Compression::SNAPPY)
+            .build();
+        let file = std::fs::File::create(path).unwrap();
+        let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(props)).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+    }
+
+    fn u64s(keys: &[u64]) -> ArrayRef {
+        Arc::new(UInt64Array::from(keys.to_vec()))
+    }
+
+    #[test]
+    fn uint64_and_int64_columns_files_and_directories() {
+        let d = dir();
+        let keys = keys(4, 30_000);
+        let file = d.path().join("keys.parquet");
+        write(
+            &file,
+            vec![
+                (
+                    "name",
+                    Arc::new(StringArray::from_iter_values(
+                        keys.iter().map(|k| k.to_string()),
+                    )) as ArrayRef,
+                ),
+                ("k", u64s(&keys)),
+            ],
+            7000,
+        );
+        let args = [path_str(&file), "--key-format", "parquet", "--column", "k"];
+        assert_eq!(assign(&args), want(&keys));
+        // int64 bits as uint64.
+        let signed = d.path().join("signed.parquet");
+        let ints: Vec<i64> = keys.iter().map(|&k| k as i64).collect();
+        write(
+            &signed,
+            vec![("k", Arc::new(Int64Array::from(ints)) as ArrayRef)],
+            1 << 20,
+        );
+        assert_eq!(
+            assign(&[
+                path_str(&signed),
+                "--key-format",
+                "parquet",
+                "--column",
+                "k"
+            ]),
+            want(&keys)
+        );
+        // A directory: files in name order, positions running on.
+        let parts = d.path().join("parts");
+        std::fs::create_dir(&parts).unwrap();
+        write(
+            &parts.join("b.parquet"),
+            vec![("k", u64s(&keys[10_000..]))],
+            3000,
+        );
+        write(
+            &parts.join("a.parquet"),
+            vec![("k", u64s(&keys[..10_000]))],
+            4096,
+        );
+        std::fs::write(parts.join("README"), "not parquet").unwrap();
+        let o = run(&[
+            "reshard",
+            "--from",
+            "10",
+            "--to",
+            "12",
+            path_str(&parts),
+            "--key-format",
+            "parquet",
+            "--column",
+            "k",
+            "--output",
+            path_str(&d.path().join("m.csv")),
+            "--positions",
+        ]);
+        assert_ok(&o);
+        let bin = u64le_file(d.path(), "keys.bin", &keys);
+        let o = run(&[
+            "reshard",
+            "--from",
+            "10",
+            "--to",
+            "12",
+            path_str(&bin),
+            "--output",
+            path_str(&d.path().join("w.csv")),
+            "--positions",
+        ]);
+        assert_ok(&o);
+        assert_eq!(
+            std::fs::read(d.path().join("m.csv")).unwrap(),
+            std::fs::read(d.path().join("w.csv")).unwrap()
+        );
+    }
+
+    #[test]
+    fn parquet_move_lists() {
+        use arrow_array::cast::AsArray;
+        use arrow_array::types::{UInt32Type, UInt64Type};
+        use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+        let d = dir();
+        let keys = keys(5, 20_000);
+        let bin = u64le_file(d.path(), "keys.bin", &keys);
+        let out = d.path().join("moves.parquet");
+        let o = run(&[
+            "reshard",
+            "--from",
+            "10",
+            "--to",
+            "12",
+            path_str(&bin),
+            "--output",
+            path_str(&out),
+            "--output-format",
+            "parquet",
+            "--chunk-keys",
+            "999",
+        ]);
+        assert_ok(&o);
+        let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&out).unwrap())
+            .unwrap()
+            .build()
+            .unwrap();
+        let (ten, twelve) = (
+            jumpshard::BucketCount::new(10).unwrap(),
+            jumpshard::BucketCount::new(12).unwrap(),
+        );
+        let want: Vec<(u64, u32, u32)> = keys
+            .iter()
+            .map(|&k| (k, jumpshard::bucket(k, ten), jumpshard::bucket(k, twelve)))
+            .filter(|m| m.1 != m.2)
+            .collect();
+        let mut got = Vec::new();
+        for batch in reader {
+            let batch = batch.unwrap();
+            assert_eq!(batch.schema().field(0).name(), "key");
+            let (k, f, t) = (
+                batch.column(0).as_primitive::<UInt64Type>(),
+                batch.column(1).as_primitive::<UInt32Type>(),
+                batch.column(2).as_primitive::<UInt32Type>(),
+            );
+            got.extend((0..batch.num_rows()).map(|i| (k.value(i), f.value(i), t.value(i))));
+        }
+        assert_eq!(got, want);
+        // With node names.
+        let (old, new) = (d.path().join("old"), d.path().join("new"));
+        std::fs::write(&old, "a\nb\n").unwrap();
+        std::fs::write(&new, "a\nb\nc\n").unwrap();
+        let out = d.path().join("nodes.parquet");
+        let o = run(&[
+            "reshard",
+            "--nodes",
+            path_str(&old),
+            "--to-nodes",
+            path_str(&new),
+            path_str(&bin),
+            "--output",
+            path_str(&out),
+            "--output-format",
+            "parquet",
+            "--positions",
+        ]);
+        assert_ok(&o);
+        let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&out).unwrap())
+            .unwrap()
+            .build()
+            .unwrap();
+        let mut rows = 0;
+        for batch in reader {
+            let batch = batch.unwrap();
+            assert_eq!(batch.schema().field(0).name(), "position");
+            let to = batch.column(2).as_string::<i32>();
+            assert!((0..batch.num_rows()).all(|i| to.value(i) == "c"));
+            rows += batch.num_rows();
+        }
+        let table = jumpshard::NodeTable::parse("a\nb\nc\n").unwrap();
+        assert_eq!(rows, keys.iter().filter(|&&k| table.node(k) == "c").count());
+    }
+
+    #[test]
+    fn bad_parquet_inputs() {
+        let d = dir();
+        let file = d.path().join("k.parquet");
+        write(
+            &file,
+            vec![
+                ("k", u64s(&[1, 2, 3])),
+                (
+                    "small",
+                    Arc::new(Int32Array::from(vec![1, 2, 3])) as ArrayRef,
+                ),
+                (
+                    "holes",
+                    Arc::new(UInt64Array::from(vec![Some(1), None, Some(3)])) as ArrayRef,
+                ),
+            ],
+            2,
+        );
+        let not = d.path().join("not.parquet");
+        std::fs::write(&not, "hello").unwrap();
+        let empty = d.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        let out = d.path().join("out");
+        std::fs::write(&out, "precious").unwrap();
+        let before = listing(d.path());
+        let f = path_str(&file);
+        let cases: [(Vec<&str>, &[&str]); 6] = [
+            (
+                vec![f, "--column", "nope"],
+                &["no column \"nope\"", "k, small, holes"],
+            ),
+            (
+                vec![f, "--column", "small"],
+                &["Int32", "not uint64 or int64"],
+            ),
+            (vec![f, "--column", "holes"], &["null", "key position 1"]),
+            (
+                vec![path_str(&not), "--column", "k"],
+                &["not.parquet", "not a readable Parquet file"],
+            ),
+            (
+                vec![path_str(&empty), "--column", "k"],
+                &["without any .parquet file"],
+            ),
+            (vec!["--column", "k"], &["not standard input"]),
+        ];
+        for (args, words) in cases {
+            let mut all = vec![
+                "reshard",
+                "--from",
+                "3",
+                "--to",
+                "4",
+                "--key-format",
+                "parquet",
+                "--output",
+                path_str(&out),
+            ];
+            all.extend(args);
+            assert_fails(&run(&all), words);
+            assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious");
+            assert_eq!(listing(d.path()), before);
+        }
+        let o = run(&[
+            "assign",
+            "--buckets",
+            "3",
+            f,
+            "--key-format",
+            "parquet",
+            "--column",
+            "k",
+            "--no-header",
+        ]);
+        assert_fails(&o, &["--no-header", "only with --key-format csv"]);
+    }
+}

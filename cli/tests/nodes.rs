@@ -1,0 +1,605 @@
+//! `reshard --nodes/--to-nodes`, `remove` and `--plot`: move lists that
+//! name nodes, the summary against keys checked one by one, the removal
+//! options, and every bad table refused without leaving a file.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use jumpshard::NodeTable;
+use support::*;
+
+fn table(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn json(o: &std::process::Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(o)).unwrap_or_else(|e| panic!("{e}: {}", stdout(o)))
+}
+
+/// The move list and the summary of `reshard --nodes OLD --to-nodes NEW`
+/// over `keys`, checked against each key's nodes.
+fn check_reshard(old_text: &str, new_text: &str, keys: &[u64], extra: &[&str]) {
+    let d = dir();
+    let old = table(d.path(), "old.txt", old_text);
+    let new = table(d.path(), "new.txt", new_text);
+    let input = u64le_file(d.path(), "keys.bin", keys);
+    let out = d.path().join("moves.csv");
+    let mut args = vec![
+        "reshard",
+        "--nodes",
+        path_str(&old),
+        "--to-nodes",
+        path_str(&new),
+        path_str(&input),
+        "--output",
+        path_str(&out),
+        "--json",
+    ];
+    args.extend(extra);
+    let o = run(&args);
+    assert_ok(&o);
+    let (old_t, new_t) = (
+        NodeTable::parse(old_text).unwrap(),
+        NodeTable::parse(new_text).unwrap(),
+    );
+    let mut want = String::from("key,from_node,to_node\n");
+    let mut before = BTreeMap::<&str, u64>::new();
+    let mut after = BTreeMap::<&str, u64>::new();
+    let mut moved = 0;
+    for &k in keys {
+        let (a, b) = (old_t.node(k), new_t.node(k));
+        *before.entry(a).or_default() += 1;
+        *after.entry(b).or_default() += 1;
+        if a != b {
+            want.push_str(&format!("{k},{a},{b}\n"));
+            moved += 1;
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), want);
+    let s = json(&o);
+    assert_eq!(s["keys"], keys.len() as u64);
+    assert_eq!(s["moved"], moved);
+    for (node, n) in before {
+        assert_eq!(s["load_before"][node], n, "{node}");
+    }
+    for (node, n) in after {
+        assert_eq!(s["load_after"][node], n, "{node}");
+    }
+}
+
+#[test]
+fn move_lists_name_nodes() {
+    let keys = keys(1, 50_000);
+    let chunks = ["--chunk-keys", "777", "--threads", "2"];
+    check_reshard("a\nb\nc\n", "a\nb\nc\nd\ne\n", &keys, &chunks);
+    check_reshard("a\nb\nc\nd\ne\n", "a\nb\nc\n", &keys, &chunks);
+    check_reshard("a\nb\nc\nd\n", "a\nd\nc\n", &keys, &chunks);
+    check_reshard("a\nb\n+a\n", "a\nb\n+a\nc\n", &keys, &[]);
+    check_reshard("a\nb\nc\n", "x\ny\nz\n", &keys, &[]);
+}
+
+#[test]
+fn positions_and_text_summary() {
+    let d = dir();
+    let old = table(d.path(), "old", "a\nb\n");
+    let new = table(d.path(), "new", "a\nb\nc\n");
+    let out = d.path().join("moves.csv");
+    let o = run(&[
+        "reshard",
+        "--nodes",
+        path_str(&old),
+        "--to-nodes",
+        path_str(&new),
+        "--generate",
+        "3000",
+        "--output",
+        path_str(&out),
+        "--positions",
+    ]);
+    assert_ok(&o);
+    let text = stdout(&o);
+    for words in [
+        "2 slots (2 nodes) -> 3 slots (3 nodes)",
+        "keys moved",
+        "a -> c",
+        "b -> c",
+        "balance",
+    ] {
+        assert!(text.contains(words), "{words}: {text}");
+    }
+    let list = std::fs::read_to_string(&out).unwrap();
+    assert!(list.starts_with("position,from_node,to_node\n"));
+    let t = NodeTable::parse("a\nb\nc\n").unwrap();
+    let keys = jumpshard::verify::SplitMix64::new(0x6A75_6D70).keys(3000);
+    for line in list.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let k = keys[f[0].parse::<usize>().unwrap()];
+        assert_eq!(f[2], t.node(k));
+        assert_eq!(f[2], "c");
+    }
+}
+
+#[test]
+fn bad_tables_are_refused_and_leave_no_file() {
+    let d = dir();
+    let good = table(d.path(), "good", "a\nb\n");
+    let keys = u64le_file(d.path(), "keys.bin", &keys(2, 100));
+    let cases: [(&str, &[u8], &[&str]); 6] = [
+        ("empty", b"", &["empty", "no node"]),
+        ("blank", b"a\n\nb\n", &["blank", "line 2", "empty line"]),
+        ("repeat", b"a\nb\na\n", &["repeat", "line 3", "+a"]),
+        ("spaces", b"a\nb c\n", &["spaces", "line 2", "whitespace"]),
+        ("binary", b"a\n\xff\n", &["binary", "UTF-8"]),
+        ("marked", b"a\n+b\n", &["marked", "line 2", "+b"]),
+    ];
+    let out = d.path().join("out");
+    std::fs::write(&out, "precious").unwrap();
+    for (name, text, words) in cases {
+        let bad = d.path().join(name);
+        std::fs::write(&bad, text).unwrap();
+        let before = listing(d.path());
+        for (old, new, option) in [(&bad, &good, "--nodes"), (&good, &bad, "--to-nodes")] {
+            let o = run(&[
+                "reshard",
+                "--nodes",
+                path_str(old),
+                "--to-nodes",
+                path_str(new),
+                path_str(&keys),
+                "--output",
+                path_str(&out),
+            ]);
+            assert_fails(&o, words);
+            assert_fails(&o, &[option]);
+            assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious");
+            assert_eq!(listing(d.path()), before);
+        }
+        let o = run(&[
+            "remove",
+            "--nodes",
+            path_str(&bad),
+            "--node",
+            "a",
+            "--generate",
+            "10",
+        ]);
+        assert_fails(&o, words);
+    }
+    let missing = d.path().join("missing");
+    let o = run(&[
+        "reshard",
+        "--nodes",
+        path_str(&missing),
+        "--to-nodes",
+        path_str(&good),
+        "--generate",
+        "1",
+    ]);
+    assert_fails(&o, &["--nodes", "missing", "cannot read"]);
+    let o = run(&[
+        "reshard",
+        "--nodes",
+        path_str(d.path()),
+        "--to-nodes",
+        path_str(&good),
+        "--generate",
+        "1",
+    ]);
+    assert_fails(&o, &["--nodes", "cannot read"]);
+    // --nodes replaces --from/--to, and needs --to-nodes.
+    let o = run(&[
+        "reshard",
+        "--nodes",
+        path_str(&good),
+        "--from",
+        "2",
+        "--to-nodes",
+        path_str(&good),
+        "--generate",
+        "1",
+    ]);
+    assert_fails(&o, &["--from"]);
+    let o = run(&["reshard", "--nodes", path_str(&good), "--generate", "1"]);
+    assert_fails(&o, &["--to-nodes"]);
+}
+
+#[test]
+fn remove_weighs_every_option() {
+    let d = dir();
+    let old = table(d.path(), "old", "n0\nn1\nn2\nn3\nn4\nn5\nn6\nn7\nn8\nn9\n");
+    let written = d.path().join("new");
+    let o = run(&[
+        "remove",
+        "--nodes",
+        path_str(&old),
+        "--node",
+        "n3",
+        "--generate",
+        "200000",
+        "--json",
+        "--write-table",
+        path_str(&written),
+    ]);
+    assert_ok(&o);
+    let r = json(&o);
+    let options = r["options"].as_array().unwrap();
+    let names: Vec<&str> = options
+        .iter()
+        .map(|o| o["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names[0], "swap");
+    assert_eq!(names.last(), Some(&"hole"));
+    assert_eq!(names.len(), 1 + 9 + 1);
+    assert!(names.contains(&"point:n0") && !names.contains(&"point:n3"));
+    // Swap moves about 2/10 of the keys and keeps the balance; pointing
+    // moves 1/10 but doubles a node; the hole moves far more.
+    let moved = |name: &str| {
+        options.iter().find(|o| o["name"] == name).unwrap()["moved"]
+            .as_f64()
+            .unwrap()
+            / 2e5
+    };
+    let balance = |name: &str| {
+        options.iter().find(|o| o["name"] == name).unwrap()["max_over_mean_after"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!((moved("swap") - 0.2).abs() < 0.02, "{}", moved("swap"));
+    assert!((moved("point:n0") - 0.1).abs() < 0.01);
+    assert!(moved("hole") > 0.5);
+    assert!(balance("swap") < 1.05 && balance("point:n0") > 1.7);
+    assert_eq!(r["recommended"], "swap");
+    assert!(r["reason"].as_str().unwrap().contains("within 1.25"));
+    // The written table: n9 took n3's slot, one slot fewer.
+    let t = std::fs::read_to_string(&written).unwrap();
+    assert_eq!(t, "n0\nn1\nn2\nn9\nn4\nn5\nn6\nn7\nn8\n");
+    // Pointing at a survivor: exactly n3's keys move, all to it, and the
+    // reshard between the two tables agrees.
+    let pointed = d.path().join("pointed");
+    let o = run(&[
+        "remove",
+        "--nodes",
+        path_str(&old),
+        "--node",
+        "n3",
+        "--generate",
+        "200000",
+        "--json",
+        "--write-table",
+        path_str(&pointed),
+        "--choose",
+        "point:n5",
+    ]);
+    assert_ok(&o);
+    let r = json(&o);
+    let point = r["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["name"] == "point:n5")
+        .unwrap()
+        .clone();
+    let o = run(&[
+        "reshard",
+        "--nodes",
+        path_str(&old),
+        "--to-nodes",
+        path_str(&pointed),
+        "--generate",
+        "200000",
+        "--json",
+    ]);
+    assert_ok(&o);
+    let s = json(&o);
+    for field in ["moved", "transfers", "load_after", "max_over_mean_after"] {
+        assert_eq!(s[field], point[field], "{field}");
+    }
+    assert_eq!(s["bucket_changes"], 0);
+    // And swap's figures are the reshard's.
+    let o = run(&[
+        "reshard",
+        "--nodes",
+        path_str(&old),
+        "--to-nodes",
+        path_str(&written),
+        "--generate",
+        "200000",
+        "--json",
+    ]);
+    let s = json(&o);
+    let swap = options[0].clone();
+    for field in ["moved", "bucket_changes", "transfers", "load_after"] {
+        assert_eq!(s[field], swap[field], "{field}");
+    }
+    // The text form marks and explains the recommendation.
+    let o = run(&[
+        "remove",
+        "--nodes",
+        path_str(&old),
+        "--node",
+        "n3",
+        "--generate",
+        "20000",
+    ]);
+    assert_ok(&o);
+    let text = stdout(&o);
+    assert!(
+        text.contains("* swap") && text.contains("recommended swap: the fewest moves"),
+        "{text}"
+    );
+}
+
+#[test]
+fn remove_with_a_tight_bound_or_the_last_or_a_heavy_node() {
+    let d = dir();
+    let old = table(d.path(), "old", "a\nb\nc\n+a\nd\n");
+    let out = d.path().join("t");
+    // `a` serves slots 0 and 3: the swap fills slot 0 with d and drops 3, 4.
+    let o = run(&[
+        "remove",
+        "--nodes",
+        path_str(&old),
+        "--node",
+        "a",
+        "--generate",
+        "50000",
+        "--write-table",
+        path_str(&out),
+        "--choose",
+        "swap",
+    ]);
+    assert_ok(&o);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "d\nb\nc\n");
+    // The last node: swapping is shrinking.
+    let o = run(&[
+        "remove",
+        "--nodes",
+        path_str(&old),
+        "--node",
+        "d",
+        "--generate",
+        "50000",
+        "--json",
+    ]);
+    let r = json(&o);
+    assert!(r["options"][0]["description"]
+        .as_str()
+        .unwrap()
+        .contains("the last"));
+    // No option within 1.0: the best balanced, said so.
+    let o = run(&[
+        "remove",
+        "--nodes",
+        path_str(&old),
+        "--node",
+        "b",
+        "--generate",
+        "50000",
+        "--max-imbalance",
+        "1",
+    ]);
+    assert_ok(&o);
+    assert!(
+        stdout(&o).contains("no option stays within"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn remove_refuses_what_it_cannot_do() {
+    let d = dir();
+    let old = table(d.path(), "old", "a\nb\n");
+    let one = table(d.path(), "one", "a\n+a\n");
+    let out = d.path().join("t");
+    let before = listing(d.path());
+    let cases: [(Vec<&str>, &[&str]); 5] = [
+        (vec!["--node", "zz"], &["--node zz", "no line", "a, b"]),
+        (
+            vec![
+                "--node",
+                "a",
+                "--write-table",
+                path_str(&out),
+                "--choose",
+                "point:a",
+            ],
+            &["--choose point:a", "not an option", "point:b"],
+        ),
+        (
+            vec![
+                "--node",
+                "a",
+                "--write-table",
+                path_str(&out),
+                "--choose",
+                "bogus",
+            ],
+            &["--choose bogus"],
+        ),
+        (
+            vec!["--node", "a", "--max-imbalance", "0.5"],
+            &["--max-imbalance", "at least 1"],
+        ),
+        (vec!["--node", "a", "--choose", "swap"], &["--write-table"]),
+    ];
+    for (args, words) in cases {
+        let mut all = vec!["remove", "--nodes", path_str(&old), "--generate", "100"];
+        all.extend(args);
+        assert_fails(&run(&all), words);
+        assert_eq!(listing(d.path()), before);
+    }
+    let o = run(&[
+        "remove",
+        "--nodes",
+        path_str(&one),
+        "--node",
+        "a",
+        "--generate",
+        "100",
+    ]);
+    assert_fails(&o, &["only node"]);
+}
+
+#[test]
+fn plots_are_svg_naming_every_node() {
+    let d = dir();
+    let old = table(d.path(), "old", "alpha\nbeta\ngamma\n");
+    let new = table(d.path(), "new", "alpha\nbeta\ngamma\ndelta&co\n");
+    let plot = d.path().join("change.svg");
+    let o = run(&[
+        "reshard",
+        "--nodes",
+        path_str(&old),
+        "--to-nodes",
+        path_str(&new),
+        "--generate",
+        "10000",
+        "--plot",
+        path_str(&plot),
+    ]);
+    assert_ok(&o);
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    check_svg(&svg, &["alpha", "beta", "gamma", "delta&amp;co"]);
+    let plot = d.path().join("remove.svg");
+    let o = run(&[
+        "remove",
+        "--nodes",
+        path_str(&new),
+        "--node",
+        "beta",
+        "--generate",
+        "10000",
+        "--plot",
+        path_str(&plot),
+    ]);
+    assert_ok(&o);
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    check_svg(&svg, &["alpha", "beta", "gamma", "delta&amp;co"]);
+    assert!(svg.contains("remove beta, swap"));
+    // A plot that cannot be written fails the command, leaving nothing.
+    let o = run(&[
+        "reshard",
+        "--nodes",
+        path_str(&old),
+        "--to-nodes",
+        path_str(&new),
+        "--generate",
+        "10",
+        "--plot",
+        path_str(d.path()),
+    ]);
+    assert_fails(&o, &["directory"]);
+    let o = run(&[
+        "reshard",
+        "--from",
+        "2",
+        "--to",
+        "3",
+        "--generate",
+        "10",
+        "--plot",
+        "x.svg",
+    ]);
+    assert_fails(&o, &["--nodes"]);
+}
+
+/// Well-formed enough: one root `<svg>` element, every tag closed in
+/// order, and `names` in the text.
+fn check_svg(svg: &str, names: &[&str]) {
+    let body = svg.trim_start();
+    let body = match body.strip_prefix("<?xml") {
+        Some(rest) => &rest[rest.find("?>").unwrap() + 2..],
+        None => body,
+    };
+    let mut open: Vec<&str> = Vec::new();
+    let mut rest = body;
+    let mut roots = 0;
+    while let Some(start) = rest.find('<') {
+        let end = rest[start..].find('>').expect("an unclosed tag") + start;
+        let tag = &rest[start + 1..end];
+        assert!(!rest[..start].contains('>'), "a stray '>'");
+        if let Some(name) = tag.strip_prefix('/') {
+            assert_eq!(open.pop(), Some(name.trim()), "mismatched </{name}>");
+        } else if !tag.ends_with('/') && !tag.starts_with('!') {
+            let name = tag.split_whitespace().next().unwrap();
+            if open.is_empty() {
+                roots += 1;
+            }
+            open.push(name);
+        } else if open.is_empty() {
+            roots += 1;
+        }
+        rest = &rest[end + 1..];
+    }
+    assert!(open.is_empty(), "unclosed: {open:?}");
+    assert_eq!(roots, 1);
+    assert!(body.starts_with("<svg"), "{}", &body[..40.min(body.len())]);
+    let texts: Vec<&str> = svg
+        .split("<text")
+        .skip(1)
+        .map(|t| {
+            let content = &t[t.find('>').unwrap() + 1..];
+            content[..content.find("</text>").unwrap()].trim()
+        })
+        .collect();
+    for name in names {
+        assert!(texts.contains(name), "{name} is not drawn");
+    }
+}
+
+#[test]
+fn binary_move_lists_index_the_summary_nodes() {
+    let d = dir();
+    let old = table(d.path(), "old", "a\nb\n");
+    let new = table(d.path(), "new", "c\nb\na\n");
+    let keys = keys(6, 5000);
+    let input = u64le_file(d.path(), "keys.bin", &keys);
+    let out = d.path().join("moves.bin");
+    let o = run(&[
+        "reshard",
+        "--nodes",
+        path_str(&old),
+        "--to-nodes",
+        path_str(&new),
+        path_str(&input),
+        "--output",
+        path_str(&out),
+        "--output-format",
+        "binary",
+        "--json",
+    ]);
+    assert_ok(&o);
+    let s = json(&o);
+    let nodes: Vec<&str> = s["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(nodes, ["a", "b", "c"]);
+    let (o_t, n_t) = (
+        NodeTable::parse("a\nb\n").unwrap(),
+        NodeTable::parse("c\nb\na\n").unwrap(),
+    );
+    let bytes = std::fs::read(&out).unwrap();
+    let records: Vec<(u64, &str, &str)> = bytes
+        .chunks_exact(16)
+        .map(|r| {
+            let id = u64::from_le_bytes(r[..8].try_into().unwrap());
+            let from = u32::from_le_bytes(r[8..12].try_into().unwrap()) as usize;
+            let to = u32::from_le_bytes(r[12..].try_into().unwrap()) as usize;
+            (id, nodes[from], nodes[to])
+        })
+        .collect();
+    let want: Vec<(u64, &str, &str)> = keys
+        .iter()
+        .map(|&k| (k, o_t.node(k), n_t.node(k)))
+        .filter(|m| m.1 != m.2)
+        .collect();
+    assert_eq!(records, want);
+}

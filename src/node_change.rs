@@ -1,0 +1,501 @@
+//! Changes of node table: for each key, its old node
+//! `old[jump(k, N)]` and its new node `new[jump(k, M)]`; the key moves
+//! physically when the two differ.
+//!
+//! Whatever the names, the bucket numbers change as a [`crate::Resize`]
+//! from N to M changes them: jump hash is monotone, so one evaluation at
+//! `max(N, M)` buckets decides, for every key, whether its bucket number
+//! changes, and only those keys are evaluated at `min(N, M)`. The tables
+//! then decide which changes are physical: a key whose bucket changed may
+//! still land on the same node (a heavier node's other slot), and a key
+//! whose bucket stayed moves when its slot changed hands. So appending to
+//! or truncating a table costs what the plain resize costs, an arbitrary
+//! change of table little more, and a change that keeps N (pointing a
+//! slot at another node) one evaluation per key.
+//!
+//! ```
+//! use jumpshard::{NodePlan, NodeTable, TableChange};
+//!
+//! let old = NodeTable::parse("a\nb\nc\n")?;
+//! let new = NodeTable::parse("a\nb\nc\nd\n")?; // grow by one node
+//! let change = TableChange::new(&old, &new);
+//! let keys: Vec<u64> = (0..100_000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+//! let mut plan = NodePlan::new();
+//! change.plan(&keys, 0, &mut plan, true);
+//! for m in plan.moves() {
+//!     let key = keys[m.position as usize];
+//!     assert_eq!(change.nodes()[m.from as usize], old.node(key));
+//!     assert_eq!(change.nodes()[m.to as usize], "d"); // growing, keys only go to the new node
+//! }
+//! let counts = plan.counts();
+//! assert_eq!(counts.moved(), plan.len() as u64);
+//! assert!((counts.moved() as f64 / 100_000.0 - 0.25).abs() < 0.01);
+//! assert!(counts.max_over_mean_after() < 1.05);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::BTreeMap;
+
+use crate::{active_kernel, NodeTable};
+
+/// A change from an old table to a new one, ready to plan batches of keys.
+#[derive(Clone, Debug)]
+pub struct TableChange {
+    /// Every node of either table: the old table's, then the new-only ones.
+    nodes: Vec<String>,
+    old_slots: Vec<u32>,
+    new_slots: Vec<u32>,
+    in_old: Vec<bool>,
+    in_new: Vec<bool>,
+    /// The slots below `min(N, M)` whose node differs.
+    reassigned: Vec<u32>,
+    /// Per slot below `min(N, M)`: whether it is in `reassigned`.
+    is_reassigned: Vec<bool>,
+}
+
+impl TableChange {
+    /// The change from `old` to `new`.
+    pub fn new(old: &NodeTable, new: &NodeTable) -> TableChange {
+        let mut nodes: Vec<String> = old.nodes().to_vec();
+        let mut new_ids = Vec::with_capacity(new.nodes().len());
+        for name in new.nodes() {
+            let id = match old.node_index(name) {
+                Some(i) => i,
+                None => {
+                    nodes.push(name.clone());
+                    nodes.len() - 1
+                }
+            };
+            new_ids.push(id as u32);
+        }
+        let old_slots = old.slot_nodes().to_vec();
+        let new_slots: Vec<u32> = new
+            .slot_nodes()
+            .iter()
+            .map(|&n| new_ids[n as usize])
+            .collect();
+        let mut in_old = vec![false; nodes.len()];
+        let mut in_new = vec![false; nodes.len()];
+        old_slots.iter().for_each(|&n| in_old[n as usize] = true);
+        new_slots.iter().for_each(|&n| in_new[n as usize] = true);
+        let common = old_slots.len().min(new_slots.len());
+        let is_reassigned: Vec<bool> = (0..common).map(|i| old_slots[i] != new_slots[i]).collect();
+        let reassigned = (0..common as u32)
+            .filter(|&i| is_reassigned[i as usize])
+            .collect();
+        TableChange {
+            nodes,
+            old_slots,
+            new_slots,
+            in_old,
+            in_new,
+            reassigned,
+            is_reassigned,
+        }
+    }
+
+    /// Every node of either table, the old table's first; moves and counts
+    /// name nodes by their index here.
+    pub fn nodes(&self) -> &[String] {
+        &self.nodes
+    }
+
+    /// Whether node `i` of [`TableChange::nodes`] is in the old table.
+    pub fn in_old(&self, i: usize) -> bool {
+        self.in_old[i]
+    }
+
+    /// Whether node `i` of [`TableChange::nodes`] is in the new table.
+    pub fn in_new(&self, i: usize) -> bool {
+        self.in_new[i]
+    }
+
+    /// Whether the new table only appends slots to the old one or drops
+    /// its last slots (no slot they share changes hands).
+    pub fn is_append_or_truncate(&self) -> bool {
+        self.reassigned.is_empty()
+    }
+
+    /// One key's (old node, new node), as indices in
+    /// [`TableChange::nodes`], evaluating both tables in full: the
+    /// definition that [`TableChange::plan`] computes faster.
+    pub fn nodes_of(&self, key: u64) -> (u32, u32) {
+        let n = self.old_slots.len() as u32;
+        let m = self.new_slots.len() as u32;
+        let old = crate::scalar::jump(key, n);
+        let new = crate::scalar::jump(key, m);
+        (self.old_slots[old as usize], self.new_slots[new as usize])
+    }
+
+    /// Plans `keys` (key `keys[i]` at position `first_position + i`),
+    /// replacing what `plan` held: its counts always, and its list of
+    /// physical moves when `list_moves` (the counts alone cost less).
+    pub fn plan(&self, keys: &[u64], first_position: u64, plan: &mut NodePlan, list_moves: bool) {
+        let kernel = active_kernel();
+        let (n, m) = (self.old_slots.len(), self.new_slots.len());
+        // Keeping N counts as growing: there are no movers then.
+        let grows = m >= n;
+        let (decider, common) = (n.max(m), n.min(m));
+        plan.reset(self, keys.len());
+        plan.decided.clear();
+        plan.decided.resize(decider, 0);
+        plan.second.clear();
+        plan.second.resize(common, 0);
+        const BLOCK: usize = 8192;
+        let block_len = BLOCK.min(keys.len());
+        plan.buckets.resize(block_len, 0);
+        plan.staged.reserve_block(block_len);
+        let counts = &mut plan.counts;
+        for (block, keys) in keys.chunks(BLOCK).enumerate() {
+            let buckets = &mut plan.buckets[..keys.len()];
+            kernel.run(keys, decider as u32, buckets);
+            count(&mut plan.decided, buckets);
+            let base = first_position + (block * BLOCK) as u64;
+            let movers = if common < decider {
+                kernel.select(keys, buckets, common as u32, base, &mut plan.staged)
+            } else {
+                0
+            };
+            plan.evaluated.resize(movers, 0);
+            kernel.run(
+                &plan.staged.keys[..movers],
+                common as u32,
+                &mut plan.evaluated,
+            );
+            count(&mut plan.second, &plan.evaluated);
+            counts.bucket_changes += movers as u64;
+            // The movers' (old node, new node), counted in the matrix
+            // without a branch (a key staying on its node adds 0 to the
+            // diagonal) unless there are too many nodes for one.
+            plan.pairs.clear();
+            let movers_pairs = plan.staged.buckets[..movers].iter().zip(&plan.evaluated);
+            let (old_slots, new_slots) = (&self.old_slots, &self.new_slots);
+            let transfers = &mut counts.transfers;
+            let width = transfers.nodes;
+            for (&decided, &evaluated) in movers_pairs {
+                let (old, new) = if grows {
+                    (evaluated, decided)
+                } else {
+                    (decided, evaluated)
+                };
+                let pair = (old_slots[old as usize], new_slots[new as usize]);
+                let moves = u64::from(pair.0 != pair.1);
+                match transfers
+                    .dense
+                    .get_mut(pair.0 as usize * width + pair.1 as usize)
+                {
+                    Some(count) => *count += moves,
+                    None => transfers.add(pair, moves),
+                }
+                if list_moves {
+                    plan.pairs.push(pair);
+                }
+            }
+            if !list_moves {
+                continue;
+            }
+            if self.reassigned.is_empty() {
+                for (i, &(old, new)) in plan.pairs.iter().enumerate() {
+                    if old != new {
+                        plan.positions.push(plan.staged.positions[i]);
+                        plan.from.push(old);
+                        plan.to.push(new);
+                    }
+                }
+                continue;
+            }
+            // Keys whose slot changed hands lie between the movers: walk
+            // the block in order.
+            let mut next = 0;
+            for (i, &b) in buckets.iter().enumerate() {
+                let (old, new) = if b as usize >= common {
+                    next += 1;
+                    plan.pairs[next - 1]
+                } else if self.is_reassigned[b as usize] {
+                    (self.old_slots[b as usize], self.new_slots[b as usize])
+                } else {
+                    continue;
+                };
+                if old != new {
+                    plan.positions.push(base + i as u64);
+                    plan.from.push(old);
+                    plan.to.push(new);
+                }
+            }
+        }
+        // The keys that kept their bucket number: in slot b < min(N, M)
+        // of the deciding evaluation.
+        for &slot in &self.reassigned {
+            let pair = (self.old_slots[slot as usize], self.new_slots[slot as usize]);
+            counts.transfers.add(pair, plan.decided[slot as usize]);
+        }
+        counts.moved = counts.transfers.total();
+        // Growing (or keeping N), `decided` counts every key's new slot,
+        // and an old slot holds its keys that stayed plus the movers whose
+        // second evaluation lands there; shrinking, the other way round.
+        let (decided, second) = (&plan.decided, &plan.second);
+        for (slot, &node) in self.old_slots.iter().enumerate() {
+            let stayed_or_all = decided[slot];
+            let arrived = if grows { second[slot] } else { 0 };
+            counts.load_before[node as usize] += stayed_or_all + arrived;
+        }
+        for (slot, &node) in self.new_slots.iter().enumerate() {
+            let arrived = if grows { 0 } else { second[slot] };
+            counts.load_after[node as usize] += decided[slot] + arrived;
+        }
+    }
+}
+
+/// Adds one to `counts[b]` for each `b` in `buckets`.
+fn count(counts: &mut [u64], buckets: &[u32]) {
+    // Consecutive keys often share a bucket when there are few, and each
+    // increment would wait for the previous one's store: four interleaved
+    // copies of the counters break that chain.
+    const WAYS: usize = 4;
+    const SMALL: usize = 256;
+    if counts.len() > SMALL {
+        for &b in buckets {
+            counts[b as usize] += 1;
+        }
+        return;
+    }
+    // Blocks have at most 2^32 keys, so u32 counters do. Every bucket is
+    // below `counts.len() <= SMALL`, a power of two: the mask changes
+    // nothing but spares the bounds checks.
+    let mut ways = [[0u32; WAYS]; SMALL];
+    let mut quads = buckets.chunks_exact(WAYS);
+    for quad in &mut quads {
+        for (way, &b) in quad.iter().enumerate() {
+            ways[b as usize & (SMALL - 1)][way] += 1;
+        }
+    }
+    for &b in quads.remainder() {
+        ways[b as usize & (SMALL - 1)][0] += 1;
+    }
+    for (count, ways) in counts.iter_mut().zip(&ways) {
+        *count += ways.iter().map(|&n| u64::from(n)).sum::<u64>();
+    }
+}
+
+/// One physical move: a key whose node changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NodeMove {
+    /// The key's position in the input.
+    pub position: u64,
+    /// Its old node, as an index in [`TableChange::nodes`].
+    pub from: u32,
+    /// Its new node, likewise.
+    pub to: u32,
+}
+
+/// The physical moves of one batch, in input order, and its counts; reused
+/// across batches, it keeps its buffers.
+#[derive(Clone, Debug, Default)]
+pub struct NodePlan {
+    positions: Vec<u64>,
+    from: Vec<u32>,
+    to: Vec<u32>,
+    counts: ChangeCounts,
+    /// Keys per slot of the deciding evaluation, at `max(N, M)`.
+    decided: Vec<u64>,
+    /// Moving keys per slot of their second evaluation, at `min(N, M)`.
+    second: Vec<u64>,
+    /// One block's deciding buckets.
+    buckets: Vec<u32>,
+    staged: crate::select::Staged,
+    /// One block's movers' second buckets and (old node, new node).
+    evaluated: Vec<u32>,
+    pairs: Vec<(u32, u32)>,
+}
+
+impl NodePlan {
+    /// An empty plan, to be filled by [`TableChange::plan`].
+    pub fn new() -> NodePlan {
+        NodePlan::default()
+    }
+
+    fn reset(&mut self, change: &TableChange, keys: usize) {
+        self.positions.clear();
+        self.from.clear();
+        self.to.clear();
+        self.counts.reset(change, keys as u64);
+    }
+
+    /// The number of physical moves listed.
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Whether no move is listed.
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+
+    /// The physical moves, in input order (when listed).
+    pub fn moves(&self) -> impl Iterator<Item = NodeMove> + '_ {
+        self.positions
+            .iter()
+            .zip(&self.from)
+            .zip(&self.to)
+            .map(|((&position, &from), &to)| NodeMove { position, from, to })
+    }
+
+    /// The counts of the batch.
+    pub fn counts(&self) -> &ChangeCounts {
+        &self.counts
+    }
+}
+
+/// Node pairs counted in a matrix up to this many nodes, in a map beyond.
+const DENSE_NODES: usize = 256;
+
+/// Keys per (old node, new node) of the physical moves.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Transfers {
+    nodes: usize,
+    dense: Vec<u64>,
+    sparse: BTreeMap<(u32, u32), u64>,
+}
+
+impl Transfers {
+    fn reset(&mut self, nodes: usize) {
+        self.nodes = nodes;
+        self.dense.clear();
+        if nodes <= DENSE_NODES {
+            self.dense.resize(nodes * nodes, 0);
+        }
+        self.sparse.clear();
+    }
+
+    #[inline]
+    fn add(&mut self, (from, to): (u32, u32), n: u64) {
+        if self.nodes <= DENSE_NODES {
+            self.dense[from as usize * self.nodes + to as usize] += n;
+        } else if n > 0 {
+            *self.sparse.entry((from, to)).or_insert(0) += n;
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = ((u32, u32), u64)> + '_ {
+        let nodes = self.nodes.max(1);
+        let dense = self
+            .dense
+            .iter()
+            .enumerate()
+            .map(move |(i, &n)| (((i / nodes) as u32, (i % nodes) as u32), n));
+        dense
+            .chain(self.sparse.iter().map(|(&pair, &n)| (pair, n)))
+            .filter(|&(_, n)| n > 0)
+    }
+
+    fn total(&self) -> u64 {
+        self.dense.iter().sum::<u64>() + self.sparse.values().sum::<u64>()
+    }
+}
+
+/// What a change of table does to a set of keys: how many move, between
+/// which nodes, and the load of every node before and after.
+///
+/// Loads are indexed like [`TableChange::nodes`]; a node absent from a
+/// table has load 0 there. Balance is `max_over_mean`: the largest load
+/// over the mean load of the table's distinct nodes (a node given two
+/// slots on purpose shows about 2).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChangeCounts {
+    keys: u64,
+    moved: u64,
+    bucket_changes: u64,
+    transfers: Transfers,
+    load_before: Vec<u64>,
+    load_after: Vec<u64>,
+    nodes_before: usize,
+    nodes_after: usize,
+}
+
+impl ChangeCounts {
+    /// No keys yet, for `change`.
+    pub fn new(change: &TableChange) -> ChangeCounts {
+        let mut counts = ChangeCounts::default();
+        counts.reset(change, 0);
+        counts
+    }
+
+    fn reset(&mut self, change: &TableChange, keys: u64) {
+        let nodes = change.nodes.len();
+        self.keys = keys;
+        self.moved = 0;
+        self.bucket_changes = 0;
+        self.transfers.reset(nodes);
+        self.load_before.clear();
+        self.load_before.resize(nodes, 0);
+        self.load_after.clear();
+        self.load_after.resize(nodes, 0);
+        self.nodes_before = change.in_old.iter().filter(|&&b| b).count();
+        self.nodes_after = change.in_new.iter().filter(|&&b| b).count();
+    }
+
+    /// Adds `other`'s counts (of the same change) to these.
+    pub fn merge(&mut self, other: &ChangeCounts) {
+        self.keys += other.keys;
+        self.moved += other.moved;
+        self.bucket_changes += other.bucket_changes;
+        for (pair, n) in other.transfers.iter() {
+            self.transfers.add(pair, n);
+        }
+        for (a, b) in self.load_before.iter_mut().zip(&other.load_before) {
+            *a += b;
+        }
+        for (a, b) in self.load_after.iter_mut().zip(&other.load_after) {
+            *a += b;
+        }
+    }
+
+    /// The number of keys counted.
+    pub fn keys(&self) -> u64 {
+        self.keys
+    }
+
+    /// Keys whose node changes (physical moves).
+    pub fn moved(&self) -> u64 {
+        self.moved
+    }
+
+    /// Keys whose bucket number changes, whether or not their node does.
+    pub fn bucket_changes(&self) -> u64 {
+        self.bucket_changes
+    }
+
+    /// ((old node, new node), keys) for every pair with a physical move,
+    /// by increasing pair.
+    pub fn transfers(&self) -> impl Iterator<Item = ((u32, u32), u64)> + '_ {
+        self.transfers.iter()
+    }
+
+    /// Keys per node before the change.
+    pub fn load_before(&self) -> &[u64] {
+        &self.load_before
+    }
+
+    /// Keys per node after the change.
+    pub fn load_after(&self) -> &[u64] {
+        &self.load_after
+    }
+
+    /// The balance before: largest node load over the mean.
+    pub fn max_over_mean_before(&self) -> f64 {
+        max_over_mean(&self.load_before, self.nodes_before, self.keys)
+    }
+
+    /// The balance after: largest node load over the mean.
+    pub fn max_over_mean_after(&self) -> f64 {
+        max_over_mean(&self.load_after, self.nodes_after, self.keys)
+    }
+}
+
+fn max_over_mean(loads: &[u64], nodes: usize, keys: u64) -> f64 {
+    if keys == 0 {
+        return 1.0;
+    }
+    let max = loads.iter().copied().max().unwrap_or(0);
+    max as f64 * nodes as f64 / keys as f64
+}
