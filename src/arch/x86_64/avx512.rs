@@ -241,6 +241,13 @@ fn lcg(state: __m512i) -> __m512i {
     _mm512_add_epi64(product, _mm512_set1_epi64(1))
 }
 
+// Measured on Emerald Rapids and left out because none beat the
+// run-to-run noise (about 5% under load, paired runs, best of 3): rounds
+// of 4 iterations from N = 10^5; each round's states computed from its
+// first (multiplies in parallel instead of a chain); truncation by a
+// round-toward-zero add of 2^52 instead of `vrndscalepd`, with or without
+// `b + 1 + 2^52` kept biased (a shorter chain per iteration); 12 or 16
+// groups for Newton (+1.5%, within noise). Six groups lose 1 to 5%.
 /// `S` Figure 1 iterations on every lane that has not finished. Lanes that
 /// finish keep their answer in `prev`; it goes to `slots` (8 of them, the
 /// first `done.count_ones()` hold answers) and `prev` restarts at 0.
