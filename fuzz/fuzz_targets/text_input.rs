@@ -97,7 +97,7 @@ fn blocks(
         if count == 0 {
             return Ok(keys);
         }
-        decode(format, "in", &block, &mut decoded)?;
+        decode(format, 0, "in", &block, &mut decoded)?;
         assert_eq!(decoded.len() as u64, count, "keys counted under the lock");
         assert_eq!(block.first, keys.len() as u64, "position of the block");
         keys.extend_from_slice(&decoded);
