@@ -124,13 +124,16 @@ impl Resize {
     pub fn plan(self, keys: &[u64], first_position: u64, plan: &mut MovePlan) {
         let kernel = active_kernel();
         plan.reset(self, keys.len());
+        let other = self.steps().2.get();
         // The deciding bucket is `to` when growing and `from` when shrinking.
         let (decided, evaluated) = if self.shrinks() {
             (&mut plan.from, &mut plan.to)
         } else {
             (&mut plan.to, &mut plan.from)
         };
-        let (positions, movers) = (&mut plan.positions, &mut plan.movers);
+        let positions = &mut plan.positions;
+        // Each block's movers get their second evaluation while still in
+        // cache, as in `plan_into`: no column of the movers' keys.
         self.select_blocks(
             kernel,
             keys,
@@ -138,13 +141,24 @@ impl Resize {
             &mut plan.blocks,
             |staged, n| {
                 positions.extend_from_slice(&staged.positions[..n]);
-                movers.extend_from_slice(&staged.keys[..n]);
                 decided.extend_from_slice(&staged.buckets[..n]);
+                let start = evaluated.len();
+                evaluated.resize(start + n, 0);
+                kernel.run(&staged.keys[..n], other, &mut evaluated[start..]);
             },
         );
-        evaluated.resize(plan.movers.len(), 0);
-        kernel.run(&plan.movers, self.steps().2.get(), evaluated);
         plan.per_destination.add_all(&plan.to);
+    }
+
+    /// Room for the moves `keys` keys are all but sure to make: the
+    /// expected count plus six standard deviations and a block. Growing a
+    /// column by doubling instead would write each byte twice, and in new
+    /// memory every page written is a page fault.
+    fn likely_moves(self, keys: usize) -> usize {
+        let p = self.expected_moved_fraction();
+        let mean = keys as f64 * p;
+        let spread = 6.0 * (mean * (1.0 - p)).sqrt();
+        ((mean + spread) as usize + 64).min(keys)
     }
 
     /// The plan for `keys` written straight into columns at least as long
@@ -326,8 +340,6 @@ pub struct MovePlan {
     per_destination: DestinationCounts,
     /// One block's buckets and movers.
     blocks: Blocks,
-    /// The moving keys, for their second evaluation.
-    movers: Vec<u64>,
     /// One plan per run of `Resize::plan_parallel`, kept for their buffers.
     #[cfg(feature = "parallel")]
     parts: Vec<MovePlan>,
@@ -344,7 +356,10 @@ impl MovePlan {
         self.positions.clear();
         self.from.clear();
         self.to.clear();
-        self.movers.clear();
+        let room = resize.likely_moves(keys);
+        self.positions.reserve(room);
+        self.from.reserve(room);
+        self.to.reserve(room);
         self.per_destination.reset(resize);
     }
 

@@ -11,6 +11,7 @@ mod byte_keys;
 mod column;
 mod fast;
 mod keys;
+mod pages;
 mod plan;
 
 use jumpshard::{BucketCount, Kernel};
@@ -39,6 +40,7 @@ fn batch<'py>(
     let n = args::buckets(n, "n")?;
     let threads = args::threads(threads)?;
     let keys = Keys::extract(keys)?;
+    let fresh = out.is_none();
     let out = match out {
         Some(out) => out.clone(),
         None => py
@@ -46,6 +48,9 @@ fn batch<'py>(
             .call_method1(intern!(py, "empty"), (keys.len(), intern!(py, "int32")))?,
     };
     let (address, len) = check_out(&out, &keys)?;
+    if fresh {
+        pages::advise_huge(address, len * 4);
+    }
     let runs = keys.runs();
     if len > 0 {
         py.detach(|| {

@@ -1,5 +1,6 @@
 //! `rust-same-keys KEYS.u64 N FROM TO REPEAT`: the best-of-REPEAT seconds of
-//! Figure 1 (the C++ reference), `jumpshard::batch` among N and
+//! Figure 1 (the C++ reference), `jumpshard::batch` among N (into a
+//! reused output and into a new one) and
 //! `Resize::plan` from FROM to TO (into a new plan, as a Python call, and
 //! into one reused), on one thread, over the keys of a u64le
 //! file, as one JSON object. bench_batch.py runs it on the keys it times
@@ -44,6 +45,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let batch_s = best(repeat, || {
         jumpshard::batch(&keys, n, &mut out).expect("same lengths")
     });
+    // A new output, as `jumpshard.batch(keys, n)` makes in Python.
+    let batch_new_s = best(repeat, || {
+        let mut fresh = vec![0u32; keys.len()];
+        jumpshard::batch(&keys, n, &mut fresh).expect("same lengths")
+    });
     // A Python call gets a new plan every time; a Rust loop may keep one.
     let plan_s = best(repeat, || {
         let mut fresh = MovePlan::new();
@@ -51,7 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
     let plan_reused_s = best(repeat, || resize.plan(&keys, 0, &mut plan));
     println!(
-        "{{\"keys\":{},\"kernel\":\"{}\",\"figure1_s\":{figure1_s},\"batch_s\":{batch_s},\"plan_s\":{plan_s},\"plan_reused_s\":{plan_reused_s},\"moved\":{}}}",
+        "{{\"keys\":{},\"kernel\":\"{}\",\"figure1_s\":{figure1_s},\"batch_s\":{batch_s},\"batch_new_s\":{batch_new_s},\"plan_s\":{plan_s},\"plan_reused_s\":{plan_reused_s},\"moved\":{}}}",
         keys.len(),
         jumpshard::active_kernel().name(),
         plan.len()
