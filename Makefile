@@ -19,16 +19,19 @@ test-rust:
 # dispatched batch calls must use it and agree with Figure 1. Then every division strategy of each kernel, forced through
 # JUMPSHARD_DIVISION (`kernels --divisions` lists the pairs), and one that a
 # kernel lacks, which must be reported.
+# The CLI is the one `cargo test` builds (the optimised test profile), not
+# a second, release build.
+JUMPSHARD_TEST_CLI = ./target/debug/jumpshard
 test-kernels:
-	$(CARGO) build --release -p jumpshard-cli
-	for k in $$(./target/release/jumpshard kernels --supported); do \
+	$(CARGO) build --profile test -p jumpshard-cli
+	for k in $$($(JUMPSHARD_TEST_CLI) kernels --supported); do \
 	  echo "== JUMPSHARD_KERNEL=$$k"; \
 	  JUMPSHARD_KERNEL=$$k $(CARGO) test -q --test dispatch || exit 1; \
 	done
 	# `verify` checks every kernel and strategy itself, whichever the batch
 	# calls use, so once is enough.
-	./target/release/jumpshard verify
-	for kd in $$(./target/release/jumpshard kernels --divisions); do \
+	$(JUMPSHARD_TEST_CLI) verify
+	for kd in $$($(JUMPSHARD_TEST_CLI) kernels --divisions); do \
 	  echo "== JUMPSHARD_KERNEL=$${kd%:*} JUMPSHARD_DIVISION=$${kd#*:}"; \
 	  JUMPSHARD_KERNEL=$${kd%:*} JUMPSHARD_DIVISION=$${kd#*:} $(CARGO) test -q --test dispatch || exit 1; \
 	done

@@ -430,6 +430,11 @@ mod parquet_files {
                     "holes",
                     Arc::new(UInt64Array::from(vec![Some(1), None, Some(3)])) as ArrayRef,
                 ),
+                // A null in the second row group: its position counts the first.
+                (
+                    "late_hole",
+                    Arc::new(Int64Array::from(vec![Some(1), Some(2), None])) as ArrayRef,
+                ),
             ],
             2,
         );
@@ -441,16 +446,20 @@ mod parquet_files {
         std::fs::write(&out, "precious").unwrap();
         let before = listing(d.path());
         let f = path_str(&file);
-        let cases: [(Vec<&str>, &[&str]); 6] = [
+        let cases: [(Vec<&str>, &[&str]); 7] = [
             (
                 vec![f, "--column", "nope"],
-                &["no column \"nope\"", "k, small, holes"],
+                &["no column \"nope\"", "k, small, holes, late_hole"],
             ),
             (
                 vec![f, "--column", "small"],
                 &["Int32", "not uint64 or int64"],
             ),
             (vec![f, "--column", "holes"], &["null", "key position 1"]),
+            (
+                vec![f, "--column", "late_hole"],
+                &["null", "key position 2"],
+            ),
             (
                 vec![path_str(&not), "--column", "k"],
                 &["not.parquet", "not a readable Parquet file"],
