@@ -3,8 +3,7 @@
 //! Each line matches the paper's C++ so that the result is the same bit for
 //! bit: the LCG multiply wraps mod 2^64, `>> 33` shifts an unsigned value,
 //! the quotient is an IEEE double division, and storing into the `int64_t`
-//! `j` truncates toward zero. `as i64` saturates where C++ would be
-//! undefined, but `j <= (b + 1) * 2^31 <= 2^62` never leaves the range.
+//! `j` truncates toward zero ([`truncate`]).
 
 /// The paper's LCG multiplier.
 pub(crate) const LCG_MULTIPLIER: u64 = 2862933555777941757;
@@ -18,9 +17,23 @@ pub(crate) fn jump(mut key: u64, num_buckets: u32) -> u32 {
     while j < n {
         b = j;
         key = key.wrapping_mul(LCG_MULTIPLIER).wrapping_add(1);
-        j = ((b + 1) as f64 * ((1u64 << 31) as f64 / ((key >> 33) + 1) as f64)) as i64;
+        j = truncate((b + 1) as f64 * ((1u64 << 31) as f64 / ((key >> 33) + 1) as f64));
     }
     b as u32
+}
+
+/// Figure 1's store of the product into the `int64_t` `j`: truncation
+/// toward zero, as C++ converts. `as i64` would do the same here, but
+/// checks for NaN and saturates, two compares and selects in the middle
+/// of the chain that each iteration waits on.
+#[inline]
+fn truncate(x: f64) -> i64 {
+    const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
+    debug_assert!((0.0..TWO_POW_63).contains(&x));
+    // SAFETY: `x = (b + 1) * RN(2^31 / d)` with `0 <= b < N <= 2^32 - 1`
+    // (any `u32` count) and `d >= 1`, so it is finite, not negative, and
+    // at most `RN((2^32 - 1) * 2^31) = 2^63 - 2^31`: a value `i64` holds.
+    unsafe { x.to_int_unchecked::<i64>() }
 }
 
 /// A batch; the caller has checked that the lengths match. Keys go four
@@ -60,7 +73,7 @@ pub(crate) fn jump_lanes<const L: usize>(mut key: [u64; L], num_buckets: u32) ->
             let next_b = if active { j[l] } else { b[l] };
             key[l] = key[l].wrapping_mul(LCG_MULTIPLIER).wrapping_add(1);
             let next_j =
-                ((next_b + 1) as f64 * ((1u64 << 31) as f64 / ((key[l] >> 33) + 1) as f64)) as i64;
+                truncate((next_b + 1) as f64 * ((1u64 << 31) as f64 / ((key[l] >> 33) + 1) as f64));
             j[l] = if active { next_j } else { j[l] };
             b[l] = next_b;
         }

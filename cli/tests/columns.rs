@@ -4,8 +4,6 @@
 
 mod support;
 
-use std::path::Path;
-
 use support::*;
 
 /// `assign --buckets 1000` of `input_args` as text.
@@ -226,7 +224,7 @@ mod parquet_files {
     use parquet::file::properties::WriterProperties;
 
     /// Writes `columns` to `path` in row groups of `group` rows.
-    fn write(path: &Path, columns: Vec<(&str, ArrayRef)>, group: usize) {
+    fn write(path: &std::path::Path, columns: Vec<(&str, ArrayRef)>, group: usize) {
         let batch = RecordBatch::try_from_iter(columns).unwrap();
         let props = WriterProperties::builder()
             .set_max_row_group_size(group)

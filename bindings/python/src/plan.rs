@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use jumpshard::{DestinationCounts, MovePlan, Resize};
+use pyo3::intern;
 use pyo3::prelude::*;
 
 use crate::args;
@@ -107,16 +108,29 @@ pub fn plan<'py>(
             counts,
         )
     });
-    let mut per_destination = vec![0i64; to.get() as usize];
-    for (bucket, n) in counts.iter() {
-        per_destination[bucket as usize] = n as i64;
+    // numpy.zeros: calloc'd, so the untouched counts of a large
+    // `to_buckets` cost no memory, and one the machine cannot hold
+    // (2^31-1 counts are 16 GiB) raises MemoryError instead of aborting.
+    let per_destination = py.import(intern!(py, "numpy"))?.call_method1(
+        intern!(py, "zeros"),
+        (to.get() as usize, intern!(py, "int64")),
+    )?;
+    let (buckets, moves): (Vec<i64>, Vec<i64>) = counts
+        .iter()
+        .map(|(bucket, n)| (i64::from(bucket), n as i64))
+        .unzip();
+    if !buckets.is_empty() {
+        per_destination.set_item(
+            column::from_vec(py, buckets, "i8")?,
+            column::from_vec(py, moves, "i8")?,
+        )?;
     }
     let moved = counts.total();
     Ok(Plan {
         positions: positions.array(py, MovePlan::positions, "u8")?,
         sources: sources.array(py, MovePlan::from, "i4")?,
         destinations: destinations.array(py, MovePlan::to, "i4")?,
-        per_destination: column::from_vec(py, per_destination, "i8")?.unbind(),
+        per_destination: per_destination.unbind(),
         moved,
         keys: total,
         from_buckets: from.get(),

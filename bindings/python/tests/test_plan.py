@@ -1,5 +1,8 @@
 """`plan` against the plain check: evaluate every key twice and compare."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -53,3 +56,22 @@ def test_empty_plan():
     plan = jumpshard.plan(np.empty(0, np.uint64), 3, 4)
     assert plan.moved == 0 and len(plan.positions) == 0
     assert repr(plan) == "Plan(keys=0, from_buckets=3, to_buckets=4, moved=0)"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
+def test_counts_the_machine_cannot_hold_raise_memory_error():
+    """`per_destination` for 2^31-1 buckets is 16 GiB: with 1 GiB of address
+    space to spare the plan raises MemoryError, and the process lives."""
+    script = """
+import resource, numpy as np, jumpshard
+size = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmSize:"))
+limit = size * 1024 + (1 << 30)
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+try:
+    jumpshard.plan(np.arange(1000, dtype=np.uint64), 10, 2**31 - 1)
+except MemoryError:
+    print("MemoryError")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "MemoryError"
