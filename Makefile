@@ -19,11 +19,12 @@ test-rust:
 # dispatched batch calls must use it and agree with Figure 1. Then every division strategy of each kernel, forced through
 # JUMPSHARD_DIVISION (`kernels --divisions` lists the pairs), and one that a
 # kernel lacks, which must be reported.
-# The CLI is the one `cargo test` builds (the optimised test profile), not
-# a second, release build.
+# The CLI is the one `cargo test --workspace` builds for its tests (the
+# optimised test profile, the same features), so that after test-rust this
+# builds nothing: not a release build, nor a second test-profile one.
 JUMPSHARD_TEST_CLI = ./target/debug/jumpshard
 test-kernels:
-	$(CARGO) build --profile test -p jumpshard-cli
+	$(CARGO) test --workspace --no-run -q
 	for k in $$($(JUMPSHARD_TEST_CLI) kernels --supported); do \
 	  echo "== JUMPSHARD_KERNEL=$$k"; \
 	  JUMPSHARD_KERNEL=$$k $(CARGO) test -q --test dispatch || exit 1; \
