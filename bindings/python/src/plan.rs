@@ -1,6 +1,6 @@
 //! `plan`: the library's move plan, its columns handed to numpy in place.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use jumpshard::{DestinationCounts, MovePlan, Resize};
 use pyo3::intern;
@@ -75,7 +75,7 @@ pub fn plan<'py>(
         let mut plans: Vec<MovePlan> = runs
             .iter()
             .map(|run| {
-                let mut plan = MovePlan::new();
+                let mut plan = spare_plan();
                 resize.plan_parallel(run, first, &mut plan, threads);
                 first += run.len() as u64;
                 plan
@@ -83,8 +83,8 @@ pub fn plan<'py>(
             .collect();
         if plans.len() == 1 {
             // One run (numpy, one Arrow array): the plan's own buffers.
-            let plan = Arc::new(plans.pop().unwrap_or_default());
-            let counts = plan.per_destination().clone();
+            let plan = Arc::new(Recycled(plans.pop().unwrap_or_default()));
+            let counts = plan.0.per_destination().clone();
             return (
                 Whole(plan.clone()),
                 Whole(plan.clone()),
@@ -101,6 +101,7 @@ pub fn plan<'py>(
             destinations.extend_from_slice(plan.to());
             counts.merge(plan.per_destination());
         }
+        plans.into_iter().for_each(give_back);
         (
             Joined(positions),
             Joined(sources),
@@ -140,7 +141,7 @@ pub fn plan<'py>(
 
 /// One column of a plan: inside the library's plan, or joined from several.
 enum Part<T> {
-    Whole(Arc<MovePlan>),
+    Whole(Arc<Recycled>),
     Joined(Vec<T>),
 }
 use Part::{Joined, Whole};
@@ -148,9 +149,48 @@ use Part::{Joined, Whole};
 impl<T: Copy + Send + Sync + 'static> Part<T> {
     fn array(self, py: Python<'_>, get: fn(&MovePlan) -> &[T], code: &str) -> PyResult<Py<PyAny>> {
         let array = match self {
-            Whole(plan) => column::array(py, plan.clone(), get(&plan), code)?,
+            Whole(plan) => column::array(py, plan.clone(), get(&plan.0), code)?,
             Joined(v) => column::from_vec(py, v, code)?,
         };
         Ok(array.unbind())
+    }
+}
+
+/// A plan whose numpy columns are its own buffers; when the last of them
+/// dies, the buffers become the spare for the next call.
+struct Recycled(MovePlan);
+
+impl Drop for Recycled {
+    fn drop(&mut self) {
+        give_back(std::mem::take(&mut self.0));
+    }
+}
+
+/// The buffers of one plan whose arrays are gone. Memory a new plan writes
+/// for the first time costs a page fault per 4 KiB: measured, 670 faults
+/// (0.8 ms, an eighth of the call) for each plan of 10^6 keys, where a
+/// Rust loop reusing its `MovePlan` pays none. A spare's pages are mapped
+/// already.
+static SPARE: Mutex<Option<MovePlan>> = Mutex::new(None);
+
+/// Plans with more moves than this are freed, not kept: the spare should
+/// not hold on to much memory the caller has let go of.
+const SPARE_MAX_MOVES: usize = 1 << 22;
+
+/// The spare plan, or a new one.
+fn spare_plan() -> MovePlan {
+    SPARE
+        .lock()
+        .ok()
+        .and_then(|mut spare| spare.take())
+        .unwrap_or_default()
+}
+
+/// Keeps `plan` as the spare, unless there is one or it is too large.
+fn give_back(plan: MovePlan) {
+    if plan.len() <= SPARE_MAX_MOVES {
+        if let Ok(mut spare) = SPARE.lock() {
+            spare.get_or_insert(plan);
+        }
     }
 }

@@ -75,3 +75,22 @@ except MemoryError:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "MemoryError"
+
+
+def test_reused_buffers_never_change_a_live_array(many_keys):
+    """A plan's buffers are reused only once every array over them is gone."""
+    first = jumpshard.plan(many_keys, 10, 12)
+    positions, destinations = first.positions, first.destinations
+    want = positions.copy(), destinations.copy()
+    del first
+    other_keys = many_keys[::-1].copy()
+    for _ in range(3):
+        other = jumpshard.plan(other_keys, 12, 10)
+        np.testing.assert_array_equal(other.positions, np.flatnonzero(jumpshard.batch(other_keys, 12) >= 10))
+        del other
+    np.testing.assert_array_equal(positions, want[0])
+    np.testing.assert_array_equal(destinations, want[1])
+    del positions, destinations
+    again = jumpshard.plan(many_keys, 10, 12)
+    np.testing.assert_array_equal(again.positions, want[0])
+    np.testing.assert_array_equal(again.destinations, want[1])
