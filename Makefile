@@ -16,9 +16,10 @@ test-rust:
 	$(CARGO) test --workspace
 
 # Every kernel this CPU runs, forced in turn through JUMPSHARD_KERNEL: the
-# dispatched batch calls must use it and agree with Figure 1. Then every division strategy of each kernel, forced through
-# JUMPSHARD_DIVISION (`kernels --divisions` lists the pairs), and one that a
-# kernel lacks, which must be reported.
+# dispatched batch calls must use it and agree with Figure 1. Then every
+# division strategy of each kernel, forced through JUMPSHARD_DIVISION
+# (`kernels --divisions` lists the pairs), and one that a kernel lacks,
+# which must be reported.
 # The CLI is the one `cargo test --workspace` builds for its tests (the
 # optimised test profile, the same features), so that after test-rust this
 # builds nothing: not a release build, nor a second test-profile one.

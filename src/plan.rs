@@ -151,7 +151,7 @@ impl Resize {
     }
 
     /// Room for the moves `keys` keys are all but sure to make: the
-    /// expected count plus six standard deviations and a block. Growing a
+    /// expected count plus six standard deviations and 64. Growing a
     /// column by doubling instead would write each byte twice, and in new
     /// memory every page written is a page fault.
     fn likely_moves(self, keys: usize) -> usize {

@@ -3,7 +3,7 @@
 //! Each line matches the paper's C++ so that the result is the same bit for
 //! bit: the LCG multiply wraps mod 2^64, `>> 33` shifts an unsigned value,
 //! the quotient is an IEEE double division, and storing into the `int64_t`
-//! `j` truncates toward zero ([`truncate`]).
+//! `j` truncates toward zero ([`next_jump`]).
 
 /// The paper's LCG multiplier.
 pub(crate) const LCG_MULTIPLIER: u64 = 2862933555777941757;
@@ -17,21 +17,21 @@ pub(crate) fn jump(mut key: u64, num_buckets: u32) -> u32 {
     while j < n {
         b = j;
         key = key.wrapping_mul(LCG_MULTIPLIER).wrapping_add(1);
-        j = truncate((b + 1) as f64 * ((1u64 << 31) as f64 / ((key >> 33) + 1) as f64));
+        j = next_jump((b + 1) as u32, key);
     }
     b as u32
 }
 
-/// Figure 1's store of the product into the `int64_t` `j`: truncation
-/// toward zero, as C++ converts. `as i64` would do the same here, but
-/// checks for NaN and saturates, two compares and selects in the middle
-/// of the chain that each iteration waits on.
+/// Figure 1's `j = (b + 1) * (double(1LL << 31) / double((key >> 33) + 1))`
+/// from `b + 1` and the stepped key, truncated toward zero into the
+/// `int64_t` as C++ converts. `as i64` would give the same here, but it
+/// checks for NaN and saturates: two compares and selects in the chain
+/// that each iteration waits on.
 #[inline]
-fn truncate(x: f64) -> i64 {
-    const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
-    debug_assert!((0.0..TWO_POW_63).contains(&x));
-    // SAFETY: `x = (b + 1) * RN(2^31 / d)` with `0 <= b < N <= 2^32 - 1`
-    // (any `u32` count) and `d >= 1`, so it is finite, not negative, and
+fn next_jump(b_plus_one: u32, key: u64) -> i64 {
+    let x = f64::from(b_plus_one) * ((1u64 << 31) as f64 / ((key >> 33) + 1) as f64);
+    // SAFETY: `b + 1 <= 2^32 - 1` (a `u32`) and the quotient is at most
+    // 2^31 (its divisor is at least 1), so `x` is finite, not negative and
     // at most `RN((2^32 - 1) * 2^31) = 2^63 - 2^31`: a value `i64` holds.
     unsafe { x.to_int_unchecked::<i64>() }
 }
@@ -72,8 +72,7 @@ pub(crate) fn jump_lanes<const L: usize>(mut key: [u64; L], num_buckets: u32) ->
             let active = j[l] < n;
             let next_b = if active { j[l] } else { b[l] };
             key[l] = key[l].wrapping_mul(LCG_MULTIPLIER).wrapping_add(1);
-            let next_j =
-                truncate((next_b + 1) as f64 * ((1u64 << 31) as f64 / ((key[l] >> 33) + 1) as f64));
+            let next_j = next_jump((next_b + 1) as u32, key[l]);
             j[l] = if active { next_j } else { j[l] };
             b[l] = next_b;
         }

@@ -16,6 +16,7 @@
 //! leave one more copy to make: measured on 2^28 keys, that cost a fifth of
 //! the run.
 
+use std::cell::RefCell;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -31,6 +32,13 @@ use crate::input::{Input, KeyPieces, Source, Unit};
 
 /// The most rows read as one piece (8 MiB of keys).
 const PIECE_ROWS: u64 = 1 << 20;
+
+thread_local! {
+    /// A worker's definition levels for a nullable key column (writers
+    /// such as pyarrow mark columns nullable by default): one level per
+    /// row, kept from piece to piece instead of allocated for each.
+    static LEVELS: RefCell<Vec<i16>> = const { RefCell::new(Vec::new()) };
+}
 
 pub fn open(path: &Path, column: &str) -> Result<Input, String> {
     let name = path.display().to_string();
@@ -189,17 +197,26 @@ impl KeyPieces for ParquetKeys {
         // writes the bits, into the key buffer itself.
         let mut values: Vec<i64> = bytemuck::allocation::cast_vec(std::mem::take(keys));
         values.clear();
-        let mut levels = Vec::new();
-        let read = reader.read_records(
-            piece.len,
-            (max_level > 0).then_some(&mut levels),
-            None,
-            &mut values,
-        );
+        let (read, null) = LEVELS.with_borrow_mut(|levels| {
+            levels.clear();
+            let read = reader.read_records(
+                piece.len,
+                (max_level > 0).then_some(&mut *levels),
+                None,
+                &mut values,
+            );
+            // Fewer values than rows: some row holds a null.
+            let null = match read {
+                Ok((rows, values, _)) if values < rows => {
+                    levels.iter().position(|&l| l < max_level)
+                }
+                _ => None,
+            };
+            (read, null)
+        });
         *keys = bytemuck::allocation::cast_vec(values);
-        let (rows, _, _) = read.map_err(|e| failed(&e))?;
-        if keys.len() < rows {
-            let row = levels.iter().position(|&l| l < max_level).unwrap_or(0);
+        read.map_err(|e| failed(&e))?;
+        if let Some(row) = null {
             return Err(format!(
                 "{name}: column {:?} has a null at key position {}",
                 source.column,

@@ -49,7 +49,7 @@ fn batch<'py>(
     };
     let (address, len) = check_out(&out, &keys)?;
     if fresh {
-        pages::advise_huge(address, len * 4);
+        pages::advise_huge(address, len * std::mem::size_of::<u32>());
     }
     let runs = keys.runs();
     if len > 0 {
