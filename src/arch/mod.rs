@@ -14,10 +14,10 @@ pub(crate) mod x86_64;
 /// Whether keys take many iterations at this count (about `ln N + 0.58`),
 /// which decides a kernel's round length: a lane finishing mid-round waits
 /// `S - 1` iterations at most, `(S - 1) / 2` on average, while the refill
-/// and answer packing are paid once per round. Rounds of 2 iterations
-/// measured best on x86 below 1000 buckets (fewer than 7.5 iterations per
-/// key), rounds of 3 from there on; the NEON kernel uses the same threshold,
-/// not yet measured on ARM hardware.
+/// and answer packing are paid once per round. On x86, rounds of 3
+/// iterations measured best below 1000 buckets (fewer than 7.5 iterations
+/// per key) and rounds of 4 from there on; the NEON kernel takes rounds of
+/// 2 and 3 at the same threshold, not yet measured on ARM hardware.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline]
 pub(crate) fn long_keys(num_buckets: u32) -> bool {

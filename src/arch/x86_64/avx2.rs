@@ -24,10 +24,10 @@ const LANES: usize = 4;
 /// Batches up to this long take the short path ([`short`]): blocks of up
 /// to 32 keys (8 vectors), each vector loaded once and run until its
 /// block's slowest lane is done, with no refill, outbox or group setup.
-/// Measured (`jumpshard bench --sizes`, README): a block of 32 keys costs
-/// about the refilling loop's per-key time, and the loop's setup and drain
-/// cost more than that below about a thousand keys.
-pub(crate) const SHORT_MAX: usize = 1024;
+/// Measured (`jumpshard bench --sizes`, README): at 128 keys blocks are
+/// 1-20% faster than the refilling loop, at 256 the loop is 5-10% faster
+/// from N = 100 (3% slower at N = 10).
+pub(crate) const SHORT_MAX: usize = 128;
 
 /// Keys per block of the short path: 8 vectors, as many as the refilling
 /// loop keeps in flight (16 vectors' state would not fit in the 16
@@ -70,9 +70,9 @@ fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, 
     }
     for (keys, out) in keys.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
         if crate::arch::long_keys(num_buckets) {
-            run::<3, EVEN, ODD>(keys, num_buckets, out);
+            run::<4, EVEN, ODD>(keys, num_buckets, out);
         } else {
-            run::<2, EVEN, ODD>(keys, num_buckets, out);
+            run::<3, EVEN, ODD>(keys, num_buckets, out);
         }
     }
 }
@@ -313,29 +313,42 @@ fn lcg(state: __m256i) -> __m256i {
     _mm256_add_epi64(_mm256_add_epi64(low, high), _mm256_set1_epi64x(1))
 }
 
-/// `S` Figure 1 iterations on every lane that has not finished. Lanes that
-/// finish keep their answer in `prev`; it goes to `slots` (4 of them, the
-/// first `done.count_ones()` hold answers) and `prev` restarts at 0.
-/// Returns the finished lanes as a 4-bit mask and as a vector.
+/// One Figure 1 iteration on every group's lanes that have not finished,
+/// the groups interleaved so that their chains overlap without relying on
+/// the reorder window to find them. A lane whose `x` reaches its limit
+/// joins `finished` and keeps its answer in `prev`.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn steps<const S: usize, const NEWTON: bool>(
-    lanes: &mut Lanes,
-    slots: &mut [u64],
-) -> (u32, __m256i) {
-    let mut finished = _mm256_setzero_pd();
-    for _ in 0..S {
+fn step<const EVEN: bool, const ODD: bool>(
+    groups: &mut [Lanes; GROUPS],
+    finished: &mut [__m256d; GROUPS],
+) {
+    for g in 0..GROUPS {
+        let (lanes, finished) = (&mut groups[g], &mut finished[g]);
         lanes.state = lcg(lanes.state);
         // q = 2^31 / ((key >> 33) + 1), exactly.
-        let q = quotient_256::<NEWTON>(scaled_divisor_256(lanes.state));
+        let scaled = scaled_divisor_256(lanes.state);
+        let q = if g % 2 == 0 {
+            quotient_256::<EVEN>(scaled)
+        } else {
+            quotient_256::<ODD>(scaled)
+        };
         // x = (b + 1) q with one rounding: fma(b, q, q).
         let x = _mm256_fmadd_pd(lanes.prev, q, q);
         // Figure 1 stops when j = trunc(x) >= N, that is when x >= N.
-        finished = _mm256_or_pd(finished, _mm256_cmp_pd::<_CMP_GE_OQ>(x, lanes.limit));
+        *finished = _mm256_or_pd(*finished, _mm256_cmp_pd::<_CMP_GE_OQ>(x, lanes.limit));
         // b = j = trunc(x) < N for the lanes that go on.
         let truncated = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(x);
-        lanes.prev = _mm256_blendv_pd(truncated, lanes.prev, finished);
+        lanes.prev = _mm256_blendv_pd(truncated, lanes.prev, *finished);
     }
+}
+
+/// Sends the answers of the `finished` lanes to `slots` (4 of them, the
+/// first `done.count_ones()` hold answers) and restarts their `prev` at 0.
+/// Returns the finished lanes as a 4-bit mask.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn retire(lanes: &mut Lanes, finished: __m256d, slots: &mut [u64]) -> u32 {
     let done = _mm256_movemask_pd(finished) as u32;
     // (position << 32) | b, finished lanes first.
     let packed = _mm256_add_epi64(
@@ -347,11 +360,12 @@ fn steps<const S: usize, const NEWTON: bool>(
     // SAFETY: `slots` is 4 `u64` (asserted), the 32 bytes the store writes.
     unsafe { _mm256_storeu_si256(slots.as_mut_ptr().cast(), packed) };
     lanes.prev = _mm256_andnot_pd(finished, lanes.prev);
-    (done, _mm256_castpd_si256(finished))
+    done
 }
 
-/// The kernel loop: [`GROUPS`] vectors in flight, each refilled after
-/// every `S` iterations (see `crate::arch::long_keys`); even-numbered
+/// The kernel loop: [`GROUPS`] vectors in flight. Each round steps every
+/// group `S` times ([`step`]; see `crate::arch::long_keys`), then retires
+/// and refills the finished lanes of each group in turn. Even-numbered
 /// vectors use the refined reciprocal when `EVEN`, odd ones when `ODD`.
 /// `keys.len() == out.len() <= CHUNK`.
 #[inline]
@@ -380,13 +394,14 @@ fn run<const S: usize, const EVEN: bool, const ODD: bool>(
     }
     while feed.idle < GROUPS * LANES {
         outbox.make_room(GROUPS * LANES, out);
-        for pair in groups.chunks_exact_mut(2) {
-            let (done, done_lanes) = steps::<S, EVEN>(&mut pair[0], outbox.slots(LANES));
+        let mut finished = [_mm256_setzero_pd(); GROUPS];
+        for _ in 0..S {
+            step::<EVEN, ODD>(&mut groups, &mut finished);
+        }
+        for (lanes, finished) in groups.iter_mut().zip(finished) {
+            let done = retire(lanes, finished, outbox.slots(LANES));
             outbox.commit(done.count_ones() as usize);
-            feed.refill(&mut pair[0], done, done_lanes);
-            let (done, done_lanes) = steps::<S, ODD>(&mut pair[1], outbox.slots(LANES));
-            outbox.commit(done.count_ones() as usize);
-            feed.refill(&mut pair[1], done, done_lanes);
+            feed.refill(lanes, done, _mm256_castpd_si256(finished));
         }
     }
     outbox.flush(out);

@@ -24,11 +24,11 @@ const LANES: usize = 8;
 /// Batches up to this long take the short path ([`short`]): blocks of up
 /// to 64 keys (8 vectors), each vector loaded once and run until its
 /// block's slowest lane is done, with no refill, outbox or group setup.
-/// Measured (`jumpshard bench --sizes`, README): with the refined
-/// reciprocal on some vectors a block of 64 keys costs about 7% more per
-/// key than the refilling loop at full length, and the loop's setup and
-/// drain cost more than that below a few hundred keys.
-pub(crate) const SHORT_MAX: usize = 512;
+/// Measured (`jumpshard bench --sizes`, README), with the refined
+/// reciprocal on some vectors: at 256 keys blocks cost what the refilling
+/// loop does from N = 1000 and a fifth less at N = 10; at 512 the loop is
+/// 10% faster from N = 1000.
+pub(crate) const SHORT_MAX: usize = 256;
 
 /// [`SHORT_MAX`] when every vector divides: blocks then waste the
 /// divider's time on lanes that finished early (a block of 64 keys costs
@@ -81,9 +81,9 @@ fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, 
     }
     for (keys, out) in keys.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
         if crate::arch::long_keys(num_buckets) {
-            run::<3, EVEN, ODD>(keys, num_buckets, out);
+            run::<4, EVEN, ODD>(keys, num_buckets, out);
         } else {
-            run::<2, EVEN, ODD>(keys, num_buckets, out);
+            run::<3, EVEN, ODD>(keys, num_buckets, out);
         }
     }
 }
@@ -121,7 +121,7 @@ fn block<const V: usize, const EVEN: bool, const ODD: bool>(
     let limit = _mm512_set1_pd(f64::from(num_buckets));
     let mut state = [_mm512_setzero_si512(); V];
     let mut prev = [_mm512_setzero_pd(); V];
-    let mut done: [__mmask8; V] = [0xFF; V];
+    let mut active: [__mmask8; V] = [0; V];
     for v in 0..V {
         let start = (v * LANES).min(keys.len());
         let count = (keys.len() - start).min(LANES);
@@ -130,10 +130,10 @@ fn block<const V: usize, const EVEN: bool, const ODD: bool>(
         // the keys `start..start + count`, which lie inside `keys`; the
         // other lanes read nothing and cannot fault.
         state[v] = unsafe { _mm512_maskz_loadu_epi64(lanes, keys.as_ptr().add(start).cast()) };
-        done[v] = !lanes;
+        active[v] = lanes;
     }
     loop {
-        let mut all = 0xFF;
+        let mut any = 0;
         for v in 0..V {
             state[v] = lcg(state[v]);
             let scaled = scaled_divisor_512(state[v]);
@@ -143,13 +143,14 @@ fn block<const V: usize, const EVEN: bool, const ODD: bool>(
                 quotient_512::<ODD>(scaled)
             };
             let x = _mm512_fmadd_pd(prev[v], q, q);
-            done[v] |= _mm512_cmp_pd_mask::<_CMP_GE_OQ>(x, limit);
+            // A masked compare, not `done |= ...`: see `step`.
+            active[v] = _mm512_mask_cmp_pd_mask::<_CMP_LT_OQ>(active[v], x, limit);
             prev[v] = _mm512_mask_roundscale_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(
-                prev[v], !done[v], x,
+                prev[v], active[v], x,
             );
-            all &= done[v];
+            any |= active[v];
         }
-        if all == 0xFF {
+        if any == 0 {
             break;
         }
     }
@@ -241,34 +242,58 @@ fn lcg(state: __m512i) -> __m512i {
     _mm512_add_epi64(product, _mm512_set1_epi64(1))
 }
 
-// Measured on Emerald Rapids and left out because none beat the
-// run-to-run noise (about 5% under load, paired runs, best of 3): rounds
-// of 4 iterations from N = 10^5; each round's states computed from its
-// first (multiplies in parallel instead of a chain); truncation by a
-// round-toward-zero add of 2^52 instead of `vrndscalepd`, with or without
-// `b + 1 + 2^52` kept biased (a shorter chain per iteration); 12 or 16
-// groups for Newton (+1.5%, within noise). Six groups lose 1 to 5%.
-/// `S` Figure 1 iterations on every lane that has not finished. Lanes that
-/// finish keep their answer in `prev`; it goes to `slots` (8 of them, the
-/// first `done.count_ones()` hold answers) and `prev` restarts at 0.
-/// Returns the finished lanes.
+// Measured on Emerald Rapids and left out, in the loop as it was before
+// its rounds were batched (each group's round and refill in turn), because
+// none beat the run-to-run noise (about 5% under load, paired runs, best
+// of 3): each round's states computed from its first (multiplies in
+// parallel instead of a chain); truncation by a round-toward-zero add of
+// 2^52 instead of `vrndscalepd`, with or without `b + 1 + 2^52` kept
+// biased; 12 or 16 groups for Newton. In the batched loop: 4, 6 or 7
+// groups lose 3 to 10%; refilling all groups from one 64-key window, or
+// keeping every group in registers (the compiler then spills in the
+// steps), lose 5 to 15%.
+/// One Figure 1 iteration on every group's lanes that are still active,
+/// the groups interleaved so that their chains overlap without relying on
+/// the reorder window to find them. An active lane whose `x` reaches its
+/// limit drops out of `active` and keeps its answer in `prev`.
+///
+/// `active` is updated by a masked compare rather than or-ing a `done`
+/// mask: the compiler keeps mask arithmetic (`|`, `!`) in general-purpose
+/// registers, and the round trips (`kmov` both ways, on the vector ports)
+/// cost more than a fifth of the loop. An idle lane (limit NaN) stays
+/// active, as no `x` is greater than or equal to NaN.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq")]
-fn steps<const S: usize, const NEWTON: bool>(lanes: &mut Lanes, slots: &mut [u64]) -> __mmask8 {
-    let mut done: __mmask8 = 0;
-    for _ in 0..S {
+fn step<const EVEN: bool, const ODD: bool>(
+    groups: &mut [Lanes; GROUPS],
+    active: &mut [__mmask8; GROUPS],
+) {
+    for g in 0..GROUPS {
+        let (lanes, active) = (&mut groups[g], &mut active[g]);
         lanes.state = lcg(lanes.state);
         // q = 2^31 / ((key >> 33) + 1), exactly.
-        let q = quotient_512::<NEWTON>(scaled_divisor_512(lanes.state));
+        let scaled = scaled_divisor_512(lanes.state);
+        let q = if g % 2 == 0 {
+            quotient_512::<EVEN>(scaled)
+        } else {
+            quotient_512::<ODD>(scaled)
+        };
         // x = (b + 1) q with one rounding: fma(b, q, q).
         let x = _mm512_fmadd_pd(lanes.prev, q, q);
         // Figure 1 stops when j = trunc(x) >= N, that is when x >= N.
-        done |= _mm512_cmp_pd_mask::<_CMP_GE_OQ>(x, lanes.limit);
+        *active = _mm512_mask_cmp_pd_mask::<_CMP_NGE_UQ>(*active, x, lanes.limit);
         // b = j = trunc(x) < N for the lanes that go on.
         lanes.prev = _mm512_mask_roundscale_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(
-            lanes.prev, !done, x,
+            lanes.prev, *active, x,
         );
     }
+}
+
+/// Sends the answers of the `done` lanes to `slots` (8 of them, the first
+/// `done.count_ones()` hold answers) and restarts their `prev` at 0.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn retire(lanes: &mut Lanes, done: __mmask8, slots: &mut [u64]) {
     // (position << 32) | b, finished lanes first.
     let packed = _mm512_add_epi64(
         _mm512_castpd_si512(_mm512_add_pd(lanes.prev, _mm512_set1_pd(PACK_BIAS_F64))),
@@ -283,13 +308,19 @@ fn steps<const S: usize, const NEWTON: bool>(lanes: &mut Lanes, slots: &mut [u64
         )
     };
     lanes.prev = _mm512_mask_mov_pd(lanes.prev, done, _mm512_setzero_pd());
-    done
 }
 
-/// The kernel loop: [`GROUPS`] vectors in flight, each refilled after
-/// every `S` iterations (see `crate::arch::long_keys`); even-numbered
+/// The kernel loop: [`GROUPS`] vectors in flight. Each round steps every
+/// group `S` times ([`step`]; see `crate::arch::long_keys`), then retires
+/// and refills the finished lanes of each group in turn. Even-numbered
 /// vectors use the refined reciprocal when `EVEN`, odd ones when `ODD`.
 /// `keys.len() == out.len() <= CHUNK`.
+///
+/// Stepping all groups before any refill, rather than each group's whole
+/// round and refill in turn, is what keeps the divider and FMA ports busy:
+/// one group's round is a chain of about 90 cycles, and the reorder window
+/// could not hold enough of the next groups' work to hide it (measured on
+/// Emerald Rapids: 8.5x Figure 1 before, 10-11x after, at N >= 10^6).
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,popcnt")]
 fn run<const S: usize, const EVEN: bool, const ODD: bool>(
@@ -315,13 +346,15 @@ fn run<const S: usize, const EVEN: bool, const ODD: bool>(
     }
     while feed.idle < GROUPS * LANES {
         outbox.make_room(GROUPS * LANES, out);
-        for pair in groups.chunks_exact_mut(2) {
-            let done = steps::<S, EVEN>(&mut pair[0], outbox.slots(LANES));
+        let mut active = [0xFF; GROUPS];
+        for _ in 0..S {
+            step::<EVEN, ODD>(&mut groups, &mut active);
+        }
+        for (lanes, active) in groups.iter_mut().zip(active) {
+            let done = !active;
+            retire(lanes, done, outbox.slots(LANES));
             outbox.commit(done.count_ones() as usize);
-            feed.refill(&mut pair[0], done);
-            let done = steps::<S, ODD>(&mut pair[1], outbox.slots(LANES));
-            outbox.commit(done.count_ones() as usize);
-            feed.refill(&mut pair[1], done);
+            feed.refill(lanes, done);
         }
     }
     outbox.flush(out);
