@@ -300,7 +300,8 @@ fn lane_mask(mask: u32) -> __m256i {
 /// one): the low halves' full product, plus the two cross products' sum,
 /// mod 2^32, in the high half, with the `+ 1` in the low half. The high
 /// halves' product only reaches bits 64 and above. (7 uops where shifting
-/// and adding the 1 separately took 8: 3-5% of the loop.)
+/// and adding the 1 separately took 8; in the loop the gain was within the
+/// run-to-run noise.)
 #[inline]
 #[target_feature(enable = "avx2")]
 fn lcg(state: __m256i) -> __m256i {
@@ -404,9 +405,10 @@ fn run<const S: usize, const EVEN: bool, const ODD: bool>(
     while feed.idle < GROUPS * LANES {
         outbox.make_room(GROUPS * LANES, out);
         let mut finished = [_mm256_setzero_pd(); GROUPS];
-        // Written out rather than looped: measured 3-5% faster here, as
-        // the first step then knows no lane has finished (the same
-        // unrolling slowed the AVX-512 loop, whose masks it spilled).
+        // Written out rather than looped: measured 4-7% faster from
+        // N = 1000 (the first step, for one, then skips or-ing into an
+        // empty `finished`); the same unrolling slowed the AVX-512 loop,
+        // whose masks it spilled.
         const { assert!(S == 3 || S == 4) };
         step::<EVEN, ODD>(&mut groups, &mut finished);
         step::<EVEN, ODD>(&mut groups, &mut finished);
