@@ -201,7 +201,7 @@ fn unprivileged(args: &[&str]) -> Option<Output> {
     let mut command = Command::new("setpriv");
     command
         .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .args(program())
+        .arg(BIN)
         .args(args);
     Some(run_command(&mut command, b""))
 }
@@ -280,7 +280,7 @@ fn output_larger_than_the_file_size_limit() {
         let mut command = Command::new("sh");
         command
             .args(["-c", "ulimit -f 8; exec \"$0\" \"$@\""])
-            .args(program())
+            .arg(BIN)
             .args(cmd)
             .args(["--generate", "3000000", "--output", path_str(&out)]);
         let o = run_command(&mut command, b"");
@@ -316,17 +316,13 @@ fn output_that_is_a_socket() {
 fn byte_key_lines_are_bounded() {
     let d = dir();
     let out = d.path().join("out");
-    let limited = std::env::var_os(RUNNER_ENV).is_none();
     for cmd in [
         &["reshard", "--from", "10", "--to", "12"][..],
         &["assign", "--buckets", "10"][..],
     ] {
-        let mut words: Vec<String> = Vec::new();
-        if limited {
-            // qemu reserves more address space than this: no limit there.
-            words.extend(["sh", "-c", "ulimit -v 2000000 && exec \"$@\"", "sh"].map(String::from));
-        }
-        words.extend(program());
+        let mut words: Vec<String> = ["sh", "-c", "ulimit -v 2000000 && exec \"$@\"", "sh", BIN]
+            .map(String::from)
+            .to_vec();
         words.extend(cmd.iter().map(|s| s.to_string()));
         words.extend(
             [

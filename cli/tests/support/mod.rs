@@ -8,28 +8,9 @@ use std::process::{Command, Output, Stdio};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_jumpshard");
 
-/// A command prefix for running the binary, from this variable
-/// (`.ci/aarch64` sets it to its qemu runner): an emulated test cannot start
-/// a foreign binary by itself unless the host registers the emulator with
-/// binfmt_misc, which CI machines need not do.
-pub const RUNNER_ENV: &str = "JUMPSHARD_CLI_RUNNER";
-
-/// The words that start the binary: the runner's, if any, then [`BIN`].
-pub fn program() -> Vec<String> {
-    let runner = std::env::var(RUNNER_ENV).unwrap_or_default();
-    runner
-        .split_whitespace()
-        .map(str::to_owned)
-        .chain([BIN.to_owned()])
-        .collect()
-}
-
-/// A command that runs the binary (through the runner, if any).
+/// A command that runs the binary.
 pub fn command() -> Command {
-    let words = program();
-    let mut command = Command::new(&words[0]);
-    command.args(&words[1..]);
-    command
+    Command::new(BIN)
 }
 
 /// Runs the binary with `args` and nothing on standard input.
@@ -49,7 +30,7 @@ pub fn run_command(command: &mut Command, stdin: &[u8]) -> Output {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| panic!("run {BIN} (emulated? set {RUNNER_ENV}): {e}"));
+        .unwrap_or_else(|e| panic!("run {BIN}: {e}"));
     let mut pipe = child.stdin.take().unwrap();
     let input = stdin.to_vec();
     // A writer thread, so that a child that stops reading early cannot
