@@ -21,20 +21,27 @@ const GROUPS: usize = 8;
 
 const LANES: usize = 8;
 
-/// Batches up to this long take the short path ([`short`]): blocks of up
-/// to 64 keys (8 vectors), each vector loaded once and run until its
-/// block's slowest lane is done, with no refill, outbox or group setup.
-/// Measured (`jumpshard bench --sizes`, README), with the refined
-/// reciprocal on some vectors: at 256 keys blocks cost what the refilling
-/// loop does from N = 1000 and a fifth less at N = 10; at 512 the loop is
-/// 10% faster from N = 1000.
-pub(crate) const SHORT_MAX: usize = 256;
+/// Batches up to this long take the short path ([`short`]) when the
+/// refined reciprocal runs on some vectors: blocks of up to 64 keys (8
+/// vectors), each vector loaded once and run until its block's slowest lane
+/// is done, with no refill, outbox or group setup. Measured on Sapphire
+/// Rapids class (README): from N = 1000 the refilling loop is level with
+/// blocks at 192 keys and 4-5% faster at 256; at N = 10, where keys take 3
+/// iterations and the loop's setup weighs more, blocks are still 10%
+/// faster at 256 keys.
+fn short_max(num_buckets: u32) -> usize {
+    if crate::arch::long_keys(num_buckets) {
+        192
+    } else {
+        256
+    }
+}
 
-/// [`SHORT_MAX`] when every vector divides: blocks then waste the
+/// [`short_max`] when every vector divides: blocks then waste the
 /// divider's time on lanes that finished early (a block of 64 keys costs
 /// half as much again per key as the loop at full length), so from 65 keys the
 /// refilling loop is faster.
-pub(crate) const SHORT_MAX_IEEE: usize = 64;
+const SHORT_MAX_IEEE: usize = 64;
 
 /// Keys per block of the short path: 8 vectors, as many as the refilling
 /// loop keeps in flight, whose state (24 registers) fits in the 32.
@@ -71,7 +78,7 @@ fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, 
         _ => {}
     }
     let short_max = if EVEN || ODD {
-        SHORT_MAX
+        short_max(num_buckets)
     } else {
         SHORT_MAX_IEEE
     };
@@ -88,7 +95,7 @@ fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, 
     }
 }
 
-/// A short batch (`3..=SHORT_MAX` keys) in blocks of [`BLOCK`] keys, each
+/// A short batch (from 3 keys to [`short_max`]) in blocks of [`BLOCK`] keys, each
 /// in as few vectors as hold it.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq")]
@@ -264,11 +271,11 @@ fn lcg(state: __m512i) -> __m512i {
 /// active, as no `x` is greater than or equal to NaN.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq")]
-fn step<const EVEN: bool, const ODD: bool>(
-    groups: &mut [Lanes; GROUPS],
-    active: &mut [__mmask8; GROUPS],
+fn step<const G: usize, const EVEN: bool, const ODD: bool>(
+    groups: &mut [Lanes; G],
+    active: &mut [__mmask8; G],
 ) {
-    for g in 0..GROUPS {
+    for g in 0..G {
         let (lanes, active) = (&mut groups[g], &mut active[g]);
         lanes.state = lcg(lanes.state);
         // q = 2^31 / ((key >> 33) + 1), exactly.
@@ -310,17 +317,10 @@ fn retire(lanes: &mut Lanes, done: __mmask8, slots: &mut [u64]) {
     lanes.prev = _mm512_mask_mov_pd(lanes.prev, done, _mm512_setzero_pd());
 }
 
-/// The kernel loop: [`GROUPS`] vectors in flight. Each round steps every
-/// group `S` times ([`step`]; see `crate::arch::long_keys`), then retires
-/// and refills the finished lanes of each group in turn. Even-numbered
-/// vectors use the refined reciprocal when `EVEN`, odd ones when `ODD`.
+/// The kernel loop: [`GROUPS`] vectors in flight, then fewer as the keys
+/// run out ([`rounds`], [`compact`]). Even-numbered vectors use the
+/// refined reciprocal when `EVEN`, odd ones when `ODD`.
 /// `keys.len() == out.len() <= CHUNK`.
-///
-/// Stepping all groups before any refill, rather than each group's whole
-/// round and refill in turn, is what keeps the divider and FMA ports busy:
-/// one group's round is a chain of about 90 cycles, and the reorder window
-/// could not hold enough of the next groups' work to hide it (measured on
-/// Emerald Rapids: 8.5x Figure 1 before, 10-11x after, at N >= 10^6).
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,popcnt")]
 fn run<const S: usize, const EVEN: bool, const ODD: bool>(
@@ -344,11 +344,44 @@ fn run<const S: usize, const EVEN: bool, const ODD: bool>(
     for lanes in &mut groups {
         feed.refill(lanes, 0xFF);
     }
-    while feed.idle < GROUPS * LANES {
-        outbox.make_room(GROUPS * LANES, out);
-        let mut active = [0xFF; GROUPS];
+    let limit = _mm512_set1_pd(f64::from(num_buckets));
+    let (feed, outbox) = (&mut feed, &mut outbox);
+    rounds::<GROUPS, 4, S, EVEN, ODD>(&mut groups, feed, outbox, out);
+    let mut four = compact::<GROUPS, 4>(&groups, feed, limit);
+    rounds::<4, 2, S, EVEN, ODD>(&mut four, feed, outbox, out);
+    let mut two = compact::<4, 2>(&four, feed, limit);
+    rounds::<2, 1, S, EVEN, ODD>(&mut two, feed, outbox, out);
+    let mut one = compact::<2, 1>(&two, feed, limit);
+    rounds::<1, 0, S, EVEN, ODD>(&mut one, feed, outbox, out);
+    outbox.flush(out);
+}
+
+/// Rounds on `G` groups: each steps every group `S` times ([`step`]; see
+/// `crate::arch::long_keys`), then retires and refills the finished lanes
+/// of each group in turn. Returns once the live lanes fit in `H` groups
+/// (once every lane is idle, for `H = 0`).
+///
+/// While the keys last, every lane is live. Once they run out, lanes go
+/// idle, but a step costs as much for an idle lane as for a live one, and
+/// the last keys in flight include the slowest: so the live lanes move into
+/// half as many groups ([`compact`]) each time they fit, and the steps that
+/// wait for the slowest keys cost less (measured, paired runs of
+/// `jumpshard bench --sizes`: 2-4% faster at 256 to 1024 keys, where that
+/// wait is a large part of the call).
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,popcnt")]
+fn rounds<const G: usize, const H: usize, const S: usize, const EVEN: bool, const ODD: bool>(
+    groups: &mut [Lanes; G],
+    feed: &mut Feed,
+    outbox: &mut Outbox,
+    out: &mut [u32],
+) {
+    const { assert!(H < G) };
+    while feed.idle < (G - H) * LANES {
+        outbox.make_room(G * LANES, out);
+        let mut active = [0xFF; G];
         for _ in 0..S {
-            step::<EVEN, ODD>(&mut groups, &mut active);
+            step::<G, EVEN, ODD>(groups, &mut active);
         }
         for (lanes, active) in groups.iter_mut().zip(active) {
             let done = !active;
@@ -357,5 +390,63 @@ fn run<const S: usize, const EVEN: bool, const ODD: bool>(
             feed.refill(lanes, done);
         }
     }
-    outbox.flush(out);
+}
+
+/// The live lanes of `G` groups (at most `H * LANES` of them, as
+/// [`rounds`] ensures) moved into `H` groups, the lanes left over idle. `limit` holds `N` in every lane.
+///
+/// Not inlined: it runs three times a batch, and inlined into `run`,
+/// LLVM (rustc 1.95) failed to compile some builds of it ("Cannot emit
+/// physreg copy instruction", a mask register copy).
+#[inline(never)]
+#[target_feature(enable = "avx512f,avx512dq,popcnt")]
+fn compact<const G: usize, const H: usize>(
+    groups: &[Lanes; G],
+    feed: &mut Feed,
+    limit: __m512d,
+) -> [Lanes; H] {
+    const { assert!(H < G) };
+    // Room for `G` vectors, where `H` hold the live lanes: each group's
+    // full-width store starts at most `H * LANES` in, so it stays inside.
+    let mut state = [[0u64; LANES]; G];
+    let mut prev = [[0f64; LANES]; G];
+    let mut position = [[0u64; LANES]; G];
+    let mut live = 0;
+    for lanes in groups {
+        // Idle lanes' limit is NaN, the only unordered one.
+        let keep = _mm512_cmp_pd_mask::<_CMP_ORD_Q>(lanes.limit, lanes.limit);
+        let (state, prev, position) = (
+            state.as_flattened_mut()[live..live + LANES].as_mut_ptr(),
+            prev.as_flattened_mut()[live..live + LANES].as_mut_ptr(),
+            position.as_flattened_mut()[live..live + LANES].as_mut_ptr(),
+        );
+        // SAFETY: each pointer starts 8 elements of its array, the 64
+        // bytes an unaligned store writes (bounds-checked just above).
+        unsafe {
+            _mm512_storeu_si512(state.cast(), _mm512_maskz_compress_epi64(keep, lanes.state));
+            _mm512_storeu_pd(prev, _mm512_maskz_compress_pd(keep, lanes.prev));
+            _mm512_storeu_si512(
+                position.cast(),
+                _mm512_maskz_compress_epi64(keep, lanes.position),
+            );
+        }
+        live += keep.count_ones() as usize;
+    }
+    debug_assert!(live <= H * LANES);
+    feed.idle = H * LANES - live;
+    let nan = _mm512_set1_pd(f64::NAN);
+    // A loop, not `array::from_fn`: its closure would run outside this
+    // function's target features.
+    let mut compacted = [groups[0]; H];
+    for (h, lanes) in compacted.iter_mut().enumerate() {
+        let filled = live.saturating_sub(h * LANES).min(LANES);
+        // SAFETY: each row is 8 elements, the 64 bytes an unaligned load reads.
+        unsafe {
+            lanes.state = _mm512_loadu_si512(state[h].as_ptr().cast());
+            lanes.prev = _mm512_loadu_pd(prev[h].as_ptr());
+            lanes.position = _mm512_loadu_si512(position[h].as_ptr().cast());
+        }
+        lanes.limit = _mm512_mask_mov_pd(nan, ((1u32 << filled) - 1) as __mmask8, limit);
+    }
+    compacted
 }

@@ -43,7 +43,11 @@
 //!   lane waits for the slowest key of its vector.
 //! - When fewer keys remain than lanes to refill, the lowest free lanes
 //!   take them and the others go idle: their limit `N` becomes NaN, which
-//!   no comparison passes. The loop ends when every lane is idle.
+//!   no comparison passes. Each time the live lanes fit in fewer vectors
+//!   (half as many on AVX-512, 8 -> 4 -> 2 -> 1; 6 -> 3 -> 1 on AVX2) they
+//!   are packed into them, so that the rounds that wait for the last,
+//!   slowest keys step only live lanes. The loop ends when every lane is
+//!   idle.
 //!
 //! Nothing is read or written outside the slices: full loads are taken from
 //! bounds-checked subslices, the last keys come through an exact-count
