@@ -98,8 +98,8 @@ pub(crate) enum Width {
 pub(crate) fn preferred(cpu: &Cpu, width: Width) -> Division {
     match (cpu.vendor.as_str(), cpu.family, width) {
         // Intel cores since Skylake-SP (family 6): 512-bit division every
-        // 16 cycles, 256-bit every 8; measured on Sapphire Rapids class
-        // (Emerald Rapids, model 0xCF).
+        // 16 cycles, 256-bit every 8; measured on two Sapphire Rapids-class
+        // hosts (Emerald Rapids, model 0xCF, and one KVM reports as 0xA7).
         ("GenuineIntel", 6, Width::Avx512) => Division::Hybrid,
         ("GenuineIntel", 6, Width::Avx2) => Division::Ieee,
         // AMD Zen 4 (family 0x19): 9-cycle `vdivpd zmm` on 256-bit
