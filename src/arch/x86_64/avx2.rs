@@ -241,6 +241,9 @@ struct Feed<'a> {
 impl Feed<'_> {
     /// Loads the next keys into the `free` lanes (`free_lanes` is the same
     /// mask as a vector), or as many as remain, the others going idle.
+    /// (Without its prefetch, the scalar bookkeeping's largest part, the
+    /// loop measured no faster at any length: it is bound by its vector
+    /// ports.)
     #[inline]
     #[target_feature(enable = "avx2,popcnt")]
     fn refill(&mut self, lanes: &mut Lanes, free: u32, free_lanes: __m256i) {
