@@ -16,19 +16,29 @@ use crate::scalar::{self, LCG_MULTIPLIER};
 use crate::Division;
 
 /// Vectors advanced together, so that their dependency chains overlap.
-/// Measured with the rounds batched: 6 is 3-7% faster than 8 at 256 keys
-/// (a shorter drain) and level with it from 4096; 4 lose 10%.
-const GROUPS: usize = 6;
+/// Measured with the lane packing (8, 4, 2, then 1 group), Sapphire Rapids
+/// class: 8 are 3-4% faster than 6 from 1024 keys and level at 256 (the
+/// drain that made 6 faster at 256 before the packing is now short); 4
+/// lose 8%, and 12, which spill most of their state, 20%.
+const GROUPS: usize = 8;
 
 const LANES: usize = 4;
 
 /// Batches up to this long take the short path ([`short`]): blocks of up
 /// to 32 keys (8 vectors), each vector loaded once and run until its
 /// block's slowest lane is done, with no refill, outbox or group setup.
-/// Measured (`jumpshard bench --sizes`, README): at 128 keys blocks are
-/// 1-20% faster than the refilling loop, at 256 the loop is 5-10% faster
-/// from N = 100 (3% slower at N = 10).
-pub(crate) const SHORT_MAX: usize = 128;
+/// Measured on Sapphire Rapids class (README): the crossover falls as keys
+/// take more iterations, from about 210 keys at N = 10 to 160 at N = 30-60,
+/// 140 at N = 100-300 and 120 from N = 1000. Below 32 buckets blocks are
+/// 2-10% faster than the loop up to 192 keys; from 32, 128 keys is within
+/// 3% of the crossover everywhere.
+fn short_max(num_buckets: u32) -> usize {
+    if num_buckets < 32 {
+        192
+    } else {
+        128
+    }
+}
 
 /// Keys per block of the short path: 8 vectors (16 vectors' state would
 /// not fit in the 16 registers).
@@ -64,7 +74,7 @@ fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, 
         }
         _ => {}
     }
-    if keys.len() <= SHORT_MAX {
+    if keys.len() <= short_max(num_buckets) {
         short::<EVEN, ODD>(keys, num_buckets, out);
         return;
     }
@@ -77,7 +87,7 @@ fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, 
     }
 }
 
-/// A short batch (`3..=SHORT_MAX` keys) in blocks of [`BLOCK`] keys, each
+/// A short batch (from 3 keys to [`short_max`]) in blocks of [`BLOCK`] keys, each
 /// in as few vectors as hold it.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
@@ -406,10 +416,12 @@ fn run<const S: usize, const EVEN: bool, const ODD: bool>(
         feed.refill(lanes, 0b1111, all);
     }
     let (feed, outbox) = (&mut feed, &mut outbox);
-    rounds::<GROUPS, 3, S, EVEN, ODD>(&mut groups, feed, outbox, out);
-    let mut three = compact::<GROUPS, 3>(&groups, feed, limit);
-    rounds::<3, 1, S, EVEN, ODD>(&mut three, feed, outbox, out);
-    let mut one = compact::<3, 1>(&three, feed, limit);
+    rounds::<GROUPS, 4, S, EVEN, ODD>(&mut groups, feed, outbox, out);
+    let mut four = compact::<GROUPS, 4>(&groups, feed, limit);
+    rounds::<4, 2, S, EVEN, ODD>(&mut four, feed, outbox, out);
+    let mut two = compact::<4, 2>(&four, feed, limit);
+    rounds::<2, 1, S, EVEN, ODD>(&mut two, feed, outbox, out);
+    let mut one = compact::<2, 1>(&two, feed, limit);
     rounds::<1, 0, S, EVEN, ODD>(&mut one, feed, outbox, out);
     outbox.flush(out);
 }
@@ -422,9 +434,9 @@ fn run<const S: usize, const EVEN: bool, const ODD: bool>(
 /// Once the keys run out, lanes go idle, but a step costs as much for an
 /// idle lane as for a live one while the slowest keys finish: so the live
 /// lanes move into fewer groups ([`compact`]) as soon as they fit, as in
-/// the AVX-512 kernel. (Measured, paired runs: level to 4% faster from 192
-/// to 1024 keys, less than on AVX-512: six 4-lane vectors are nearer
-/// their dependency chain's latency than eight 8-lane ones.)
+/// the AVX-512 kernel. (Measured, paired runs, with 6 groups packed into
+/// 3 then 1: level to 4% faster from 192 to 1024 keys; the packing is
+/// also what lets [`GROUPS`] be 8 without a longer drain.)
 #[inline]
 #[target_feature(enable = "avx2,fma,popcnt")]
 fn rounds<const G: usize, const H: usize, const S: usize, const EVEN: bool, const ODD: bool>(
@@ -459,7 +471,7 @@ fn rounds<const G: usize, const H: usize, const S: usize, const EVEN: bool, cons
 /// [`rounds`] ensures) moved into `H` groups, the lanes left over idle.
 /// `limit` holds `N` in every lane.
 ///
-/// Not inlined: it runs twice a batch (and its AVX-512 twin, inlined,
+/// Not inlined: it runs three times a batch (and its AVX-512 twin, inlined,
 /// broke LLVM's code generation in some builds).
 #[inline(never)]
 #[target_feature(enable = "avx2,popcnt")]

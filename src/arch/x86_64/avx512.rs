@@ -262,7 +262,9 @@ fn lcg(state: __m512i) -> __m512i {
 // change beyond the noise (both kernels): one `limit` register for all
 // groups, idle lanes kept out of the retire by a mask instead of a NaN
 // limit (8 fewer registers in use); an outbox left uninitialised instead
-// of zeroed (4 KiB a call, about 1% at 256 keys).
+// of zeroed (4 KiB a call, about 1% at 256 keys). 12 groups packed into 6,
+// 2 then 1 lose 8-10% with hybrid division (where 8 won on AVX2, whose
+// vectors carry half the lanes).
 /// One Figure 1 iteration on every group's lanes that are still active,
 /// the groups interleaved so that their chains overlap without relying on
 /// the reorder window to find them. An active lane whose `x` reaches its
