@@ -15,12 +15,19 @@ use super::{lowest_lanes, prefetch};
 use crate::scalar::{self, LCG_MULTIPLIER};
 use crate::Division;
 
-/// Vectors advanced together, so that their dependency chains overlap.
-/// Measured with the lane packing (8, 4, 2, then 1 group), Sapphire Rapids
-/// class: 8 are 3-4% faster than 6 from 1024 keys and level at 256 (the
-/// drain that made 6 faster at 256 before the packing is now short); 4
-/// lose 8%, and 12, which spill most of their state, 20%.
+/// Vectors advanced together, so that their dependency chains overlap,
+/// when every vector divides. Measured with the lane packing (8, 4, 2,
+/// then 1 group), Sapphire Rapids class: 8 are 3-4% faster than 6 from
+/// 1024 keys and level at 256 (the drain that made 6 faster at 256 before
+/// the packing is now short); 4 lose 8%, and 12, which spill most of their
+/// state, 20%.
 const GROUPS: usize = 8;
+
+/// [`GROUPS`] when some vectors take the refined reciprocal, whose
+/// temporaries leave fewer registers for the groups' state: with 8 groups,
+/// packed as above, `newton` lost 20% and `hybrid` 18% against 6 groups
+/// packed into 3 then 1 (same CPU).
+const GROUPS_REFINED: usize = 6;
 
 const LANES: usize = 4;
 
@@ -28,21 +35,30 @@ const LANES: usize = 4;
 /// to 32 keys (8 vectors), each vector loaded once and run until its
 /// block's slowest lane is done, with no refill, outbox or group setup.
 /// Measured on Sapphire Rapids class (README): the crossover falls as keys
-/// take more iterations, from about 210 keys at N = 10 to 160 at N = 30-60,
-/// 140 at N = 100-300 and 120 from N = 1000. Below 32 buckets blocks are
-/// 2-10% faster than the loop up to 192 keys; from 32, 128 keys is within
-/// 3% of the crossover everywhere.
-fn short_max(num_buckets: u32) -> usize {
-    if num_buckets < 32 {
-        192
-    } else {
-        128
+/// take more iterations. With IEEE division it is about 210 keys at N = 10,
+/// 160 at N = 30-60, 140 at N = 100-300 and 120 from N = 1000: below 32
+/// buckets blocks are 2-10% faster than the loop up to 192 keys, and from
+/// 32, 128 keys is within 3% of the crossover everywhere. When some vectors
+/// take the refined reciprocal (`refined`), the loop is relatively faster
+/// (blocks are smaller, [`BLOCK_REFINED`]): the crossover is about 150 keys
+/// at N = 10 and 80-90 at N = 1000, for `hybrid` and `newton` alike.
+fn short_max(num_buckets: u32, refined: bool) -> usize {
+    match (refined, num_buckets < 32) {
+        (false, true) => 192,
+        (false, false) => 128,
+        (true, true) => 144,
+        (true, false) => 88,
     }
 }
 
 /// Keys per block of the short path: 8 vectors (16 vectors' state would
 /// not fit in the 16 registers).
 const BLOCK: usize = 8 * LANES;
+
+/// [`BLOCK`] when some vectors take the refined reciprocal: 6 vectors, as
+/// in the loop ([`GROUPS_REFINED`]). Measured with `hybrid`: a block of 32
+/// keys runs at 3.5x Figure 1, one of 24 at 3.9-4.0x.
+const BLOCK_REFINED: usize = 6 * LANES;
 
 /// Computes Figure 1 for every key, dividing as `division` says.
 ///
@@ -74,7 +90,7 @@ fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, 
         }
         _ => {}
     }
-    if keys.len() <= short_max(num_buckets) {
+    if keys.len() <= short_max(num_buckets, EVEN || ODD) {
         short::<EVEN, ODD>(keys, num_buckets, out);
         return;
     }
@@ -87,12 +103,13 @@ fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, 
     }
 }
 
-/// A short batch (from 3 keys to [`short_max`]) in blocks of [`BLOCK`] keys, each
-/// in as few vectors as hold it.
+/// A short batch (from 3 keys to [`short_max`]) in blocks of [`BLOCK`]
+/// (or [`BLOCK_REFINED`]) keys, each in as few vectors as hold it.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn short<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
-    for (keys, out) in keys.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
+    let size = if EVEN || ODD { BLOCK_REFINED } else { BLOCK };
+    for (keys, out) in keys.chunks(size).zip(out.chunks_mut(size)) {
         match keys.len().div_ceil(LANES) {
             1 => block::<1, EVEN, ODD>(keys, num_buckets, out),
             2 => block::<2, EVEN, ODD>(keys, num_buckets, out),
@@ -386,8 +403,9 @@ fn retire(lanes: &mut Lanes, finished: __m256d, slots: &mut [u64]) -> u32 {
     done
 }
 
-/// The kernel loop: [`GROUPS`] vectors in flight, then fewer as the keys
-/// run out ([`rounds`], [`compact`]). Even-numbered vectors use the
+/// The kernel loop: [`GROUPS`] vectors in flight ([`GROUPS_REFINED`] with
+/// the refined reciprocal), then fewer as the keys run out ([`rounds`],
+/// [`compact`]). Even-numbered vectors use the
 /// refined reciprocal when `EVEN`, odd ones when `ODD`.
 /// `keys.len() == out.len() <= CHUNK`.
 #[inline]
@@ -404,26 +422,42 @@ fn run<const S: usize, const EVEN: bool, const ODD: bool>(
         idle: 0,
     };
     let mut outbox = Outbox::new();
-    let all = _mm256_set1_epi64x(-1);
     let limit = _mm256_set1_pd(f64::from(num_buckets));
+    let (feed, outbox) = (&mut feed, &mut outbox);
+    let mut one = if EVEN || ODD {
+        let mut six = start::<GROUPS_REFINED>(feed, limit);
+        rounds::<GROUPS_REFINED, 3, S, EVEN, ODD>(&mut six, feed, outbox, out);
+        let mut three = compact::<GROUPS_REFINED, 3>(&six, feed, limit);
+        rounds::<3, 1, S, EVEN, ODD>(&mut three, feed, outbox, out);
+        compact::<3, 1>(&three, feed, limit)
+    } else {
+        let mut eight = start::<GROUPS>(feed, limit);
+        rounds::<GROUPS, 4, S, EVEN, ODD>(&mut eight, feed, outbox, out);
+        let mut four = compact::<GROUPS, 4>(&eight, feed, limit);
+        rounds::<4, 2, S, EVEN, ODD>(&mut four, feed, outbox, out);
+        let mut two = compact::<4, 2>(&four, feed, limit);
+        rounds::<2, 1, S, EVEN, ODD>(&mut two, feed, outbox, out);
+        compact::<2, 1>(&two, feed, limit)
+    };
+    rounds::<1, 0, S, EVEN, ODD>(&mut one, feed, outbox, out);
+    outbox.flush(out);
+}
+
+/// `G` groups, every lane loaded with the next key (or idle if the keys
+/// run out first). `limit` holds `N` in every lane.
+#[inline]
+#[target_feature(enable = "avx2,popcnt")]
+fn start<const G: usize>(feed: &mut Feed, limit: __m256d) -> [Lanes; G] {
     let mut groups = [Lanes {
         state: _mm256_setzero_si256(),
         prev: _mm256_setzero_pd(),
         position: _mm256_setzero_si256(),
         limit,
-    }; GROUPS];
+    }; G];
     for lanes in &mut groups {
-        feed.refill(lanes, 0b1111, all);
+        feed.refill(lanes, 0b1111, _mm256_set1_epi64x(-1));
     }
-    let (feed, outbox) = (&mut feed, &mut outbox);
-    rounds::<GROUPS, 4, S, EVEN, ODD>(&mut groups, feed, outbox, out);
-    let mut four = compact::<GROUPS, 4>(&groups, feed, limit);
-    rounds::<4, 2, S, EVEN, ODD>(&mut four, feed, outbox, out);
-    let mut two = compact::<4, 2>(&four, feed, limit);
-    rounds::<2, 1, S, EVEN, ODD>(&mut two, feed, outbox, out);
-    let mut one = compact::<2, 1>(&two, feed, limit);
-    rounds::<1, 0, S, EVEN, ODD>(&mut one, feed, outbox, out);
-    outbox.flush(out);
+    groups
 }
 
 /// Rounds on `G` groups: each steps every group `S` times ([`step`]; see
@@ -471,7 +505,7 @@ fn rounds<const G: usize, const H: usize, const S: usize, const EVEN: bool, cons
 /// [`rounds`] ensures) moved into `H` groups, the lanes left over idle.
 /// `limit` holds `N` in every lane.
 ///
-/// Not inlined: it runs three times a batch (and its AVX-512 twin, inlined,
+/// Not inlined: it runs two or three times a batch (and its AVX-512 twin, inlined,
 /// broke LLVM's code generation in some builds).
 #[inline(never)]
 #[target_feature(enable = "avx2,popcnt")]
