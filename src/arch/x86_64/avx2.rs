@@ -352,6 +352,12 @@ fn lcg(state: __m256i) -> __m256i {
 /// the groups interleaved so that their chains overlap without relying on
 /// the reorder window to find them. A lane whose `x` reaches its limit
 /// joins `finished` and keeps its answer in `prev`.
+///
+/// `hybrid` refines every other vector's reciprocal. One in three (of 6
+/// groups) or one in four (of 8) was slower than IEEE division on Sapphire
+/// Rapids class, where the step costs about as much without its division
+/// as with it (timed apart from the loop): the vector ports are full, and
+/// the refinement adds ten operations to them.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn step<const G: usize, const EVEN: bool, const ODD: bool>(
