@@ -511,8 +511,8 @@ fn rounds<const G: usize, const H: usize, const S: usize, const EVEN: bool, cons
 /// [`rounds`] ensures) moved into `H` groups, the lanes left over idle.
 /// `limit` holds `N` in every lane.
 ///
-/// Not inlined: it runs two or three times a batch (and its AVX-512 twin, inlined,
-/// broke LLVM's code generation in some builds).
+/// Not inlined: it runs two or three times a batch (and its AVX-512 twin,
+/// inlined, broke LLVM's code generation in some builds).
 #[inline(never)]
 #[target_feature(enable = "avx2,popcnt")]
 fn compact<const G: usize, const H: usize>(
