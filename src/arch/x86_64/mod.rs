@@ -40,7 +40,11 @@
 //!   with one unconditional store into the [`outbox`], which is copied to
 //!   `out` in batches; and finished lanes are refilled at once with the
 //!   next unread keys (a masked expand of one unaligned load), so that no
-//!   lane waits for the slowest key of its vector.
+//!   lane waits for the slowest key of its vector. While the keys left fill
+//!   every lane a round can free, the bounds checks, prefetches and outbox
+//!   reservation of that work run once a round rather than once a group
+//!   (each kernel's `full_rounds`), and the outbox writes a few answers to
+//!   `out` each round, so that the scalar copy overlaps the vector work.
 //! - When fewer keys remain than lanes to refill, the lowest free lanes
 //!   take them and the others go idle: their limit `N` becomes NaN, which
 //!   no comparison passes. Each time the live lanes fit in fewer vectors

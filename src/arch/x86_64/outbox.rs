@@ -5,8 +5,10 @@
 //! on AVX-512 here) or branching per finished lane (unpredictable), a kernel packs each finished lane as
 //! `(position << 32) | bucket` and appends a whole vector of them, finished
 //! lanes first, with one unconditional store; only the count of finished
-//! lanes advances the fill level. The scalar flush then copies them to
-//! `out` in a loop the branch predictor follows easily.
+//! lanes advances the fill level. A scalar loop the branch predictor
+//! follows easily copies them to `out`, a few each round
+//! ([`Outbox::trickle`]) and the rest when the outbox fills or the batch
+//! ends ([`Outbox::flush`]).
 
 /// Packs a position and an answer: the position must be below 2^32, which
 /// the kernels ensure by working on chunks of at most [`CHUNK`] keys.
@@ -31,15 +33,20 @@ pub(super) fn packed_position(position: usize) -> u64 {
 pub(super) struct Outbox {
     packed: [u64; Outbox::CAPACITY],
     len: usize,
+    /// The answers before this one are already in `out`.
+    written: usize,
 }
 
 impl Outbox {
     const CAPACITY: usize = 512;
+    /// Answers [`Outbox::trickle`] writes at a time.
+    const TRICKLE: usize = 8;
 
     pub(super) fn new() -> Outbox {
         Outbox {
             packed: [0; Outbox::CAPACITY],
             len: 0,
+            written: 0,
         }
     }
 
@@ -69,9 +76,28 @@ impl Outbox {
     /// Writes every waiting answer to `out`.
     #[inline]
     pub(super) fn flush(&mut self, out: &mut [u32]) {
-        for &p in &self.packed[..self.len] {
+        for &p in &self.packed[self.written..self.len] {
             out[(p >> 32) as usize] = p as u32;
         }
         self.len = 0;
+        self.written = 0;
+    }
+
+    /// Writes the oldest [`Outbox::TRICKLE`] waiting answers, if there are
+    /// that many. Kernels call it once a round, so that the copy, scalar
+    /// work on other ports, overlaps their vector work instead of stopping
+    /// it for a whole outbox at a time (measured, paired runs: 1-3% faster
+    /// from 1024 keys on both kernels). A round brings about 10 (AVX2) or
+    /// 20 (AVX-512) answers, so the test stays predictable: it holds in
+    /// nearly every round.
+    #[inline]
+    pub(super) fn trickle(&mut self, out: &mut [u32]) {
+        if self.len - self.written >= Outbox::TRICKLE {
+            let start = self.written;
+            for &p in &self.packed[start..start + Outbox::TRICKLE] {
+                out[(p >> 32) as usize] = p as u32;
+            }
+            self.written = start + Outbox::TRICKLE;
+        }
     }
 }
