@@ -34,20 +34,21 @@ const LANES: usize = 4;
 /// Batches up to this long take the short path ([`short`]): blocks of up
 /// to 32 keys (8 vectors), each vector loaded once and run until its
 /// block's slowest lane is done, with no refill, outbox or group setup.
-/// Measured on Sapphire Rapids class (README): the crossover falls as keys
-/// take more iterations. With IEEE division it is about 210 keys at N = 10,
-/// 160 at N = 30-60, 140 at N = 100-300 and 120 from N = 1000: below 32
-/// buckets blocks are 2-10% faster than the loop up to 192 keys, and from
-/// 32, 128 keys is within 3% of the crossover everywhere. When some vectors
-/// take the refined reciprocal (`refined`), the loop is relatively faster
-/// (blocks are smaller, [`BLOCK_REFINED`]): the crossover is about 150 keys
-/// at N = 10 and 80-90 at N = 1000, for `hybrid` and `newton` alike.
+/// Measured on Sapphire Rapids class (README), paired runs at 96 to 192
+/// keys with each path forced: the crossover falls as keys take more
+/// iterations. With IEEE division it is about 175 keys at N = 10, 145 at
+/// N = 30 and 120 from N = 100 (112 keys: blocks 1-4% faster; 128: the
+/// loop 1-3% faster), so 160 below 32 buckets (within 3% of either side)
+/// and 120 from there. When some vectors take the refined reciprocal
+/// (`refined`), blocks are smaller ([`BLOCK_REFINED`]) and the crossover
+/// lower: about 140 keys at N = 10, 112 at N = 30 and 75-80 from N = 1000
+/// (measured with `hybrid`), hence 128 and 80.
 fn short_max(num_buckets: u32, refined: bool) -> usize {
     match (refined, num_buckets < 32) {
-        (false, true) => 192,
-        (false, false) => 128,
-        (true, true) => 144,
-        (true, false) => 88,
+        (false, true) => 160,
+        (false, false) => 120,
+        (true, true) => 128,
+        (true, false) => 80,
     }
 }
 
