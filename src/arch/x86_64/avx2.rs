@@ -360,6 +360,10 @@ fn lcg(state: __m256i) -> __m256i {
 /// as with it (timed apart from the loop): the vector ports are full, and
 /// the refinement adds ten operations to them.
 ///
+/// Also slower, with the whole-round refill: `b` updated unconditionally
+/// and the answer kept in a vector of its own (1.5-5%), and the finish
+/// test as an integer compare of the bits (`vpcmpgtq`, on port 5: 7%).
+///
 /// With `ONE_LIMIT`, every lane compares with `limit` instead of its
 /// group's own: while every lane holds a key, all limits are `N`, and one
 /// register holding it spares a load per group and step (3% faster from
@@ -530,6 +534,8 @@ fn rounds<const G: usize, const H: usize, const S: usize, const EVEN: bool, cons
 ///
 /// Written into the loop rather than called: LLVM kept a separate function
 /// out of line, and the call cost 1-2% (all groups' state through memory).
+/// Following each group's refill with its first step of the next round,
+/// to mix the refill's operations into the steps', was 4% slower.
 #[inline]
 #[target_feature(enable = "avx2,fma,popcnt")]
 fn full_rounds<const G: usize, const S: usize, const EVEN: bool, const ODD: bool>(
