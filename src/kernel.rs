@@ -141,11 +141,15 @@ impl Kernel {
     }
 
     /// The AVX-512 kernel (8 lanes), or `None` where the CPU (or the
-    /// target) lacks AVX-512F, AVX-512DQ or POPCNT.
+    /// target) lacks AVX-512F, AVX-512DQ, AVX2, FMA or POPCNT (every
+    /// AVX-512 CPU has the last three; the kernel runs 3 or 4 keys in one
+    /// AVX2 vector).
     pub fn avx512() -> Option<Kernel> {
         #[cfg(target_arch = "x86_64")]
         if is_x86_feature_detected!("avx512f")
             && is_x86_feature_detected!("avx512dq")
+            && is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("fma")
             && is_x86_feature_detected!("popcnt")
         {
             return Some(Kernel::with_isa(Isa::Avx512));
@@ -258,9 +262,10 @@ impl Kernel {
                 arch::x86_64::avx2::batch(keys, num_buckets, out, self.division)
             },
             // SAFETY: a `Kernel` with `Isa::Avx512` is only made by
-            // `Kernel::avx512` after detecting AVX-512F, AVX-512DQ and
-            // POPCNT, the features the kernel enables; the lengths are equal
-            // and the count valid, as this function's contract says.
+            // `Kernel::avx512` after detecting AVX-512F, AVX-512DQ, AVX2,
+            // FMA and POPCNT, the features the kernel enables; the lengths
+            // are equal and the count valid, as this function's contract
+            // says.
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 => unsafe {
                 arch::x86_64::avx512::batch(keys, num_buckets, out, self.division)

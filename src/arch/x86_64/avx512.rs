@@ -52,7 +52,7 @@ const BLOCK: usize = 8 * LANES;
 /// # Safety
 /// The CPU must support every feature enabled here, `keys.len()` must equal
 /// `out.len()`, and `num_buckets` must lie in `1..=2^31-1`.
-#[target_feature(enable = "avx512f,avx512dq,popcnt")]
+#[target_feature(enable = "avx512f,avx512dq,avx2,fma,popcnt")]
 pub(crate) unsafe fn batch(keys: &[u64], num_buckets: u32, out: &mut [u32], division: Division) {
     match division {
         Division::Ieee => by_length::<false, false>(keys, num_buckets, out),
@@ -64,7 +64,7 @@ pub(crate) unsafe fn batch(keys: &[u64], num_buckets: u32, out: &mut [u32], divi
 /// The path for this length. Even-numbered vectors use the refined
 /// reciprocal when `EVEN`, odd ones when `ODD` (else IEEE division).
 #[inline]
-#[target_feature(enable = "avx512f,avx512dq,popcnt")]
+#[target_feature(enable = "avx512f,avx512dq,avx2,fma,popcnt")]
 fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
     match (keys, &mut *out) {
         ([], _) => return,
@@ -73,6 +73,11 @@ fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, 
         ([key], [o]) => return *o = scalar::jump(*key, num_buckets),
         (&[a, b], [o, p]) => {
             [*o, *p] = scalar::jump_lanes([a, b], num_buckets);
+            return;
+        }
+        // Three or four: one AVX2 vector (see `avx2::four`).
+        (three_or_four, _) if three_or_four.len() <= 4 => {
+            super::avx2::four(keys, num_buckets, out);
             return;
         }
         _ => {}
@@ -95,7 +100,7 @@ fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, 
     }
 }
 
-/// A short batch (from 3 keys to [`short_max`]) in blocks of [`BLOCK`] keys, each
+/// A short batch (from 5 keys to [`short_max`]) in blocks of [`BLOCK`] keys, each
 /// in as few vectors as hold it.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq")]
