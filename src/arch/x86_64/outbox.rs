@@ -76,9 +76,7 @@ impl Outbox {
     /// Writes every waiting answer to `out`.
     #[inline]
     pub(super) fn flush(&mut self, out: &mut [u32]) {
-        for &p in &self.packed[self.written..self.len] {
-            out[(p >> 32) as usize] = p as u32;
-        }
+        write(&self.packed[self.written..self.len], out);
         self.len = 0;
         self.written = 0;
     }
@@ -94,10 +92,16 @@ impl Outbox {
     pub(super) fn trickle(&mut self, out: &mut [u32]) {
         if self.len - self.written >= Outbox::TRICKLE {
             let start = self.written;
-            for &p in &self.packed[start..start + Outbox::TRICKLE] {
-                out[(p >> 32) as usize] = p as u32;
-            }
+            write(&self.packed[start..start + Outbox::TRICKLE], out);
             self.written = start + Outbox::TRICKLE;
         }
+    }
+}
+
+/// Writes each packed answer to its position in `out`.
+#[inline]
+fn write(packed: &[u64], out: &mut [u32]) {
+    for &p in packed {
+        out[(p >> 32) as usize] = p as u32;
     }
 }
