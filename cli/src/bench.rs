@@ -9,7 +9,9 @@
 //! the reference (both well under a millisecond); the fastest call or slice
 //! of all repetitions counts, per loop iteration, which filters out
 //! interruptions by other processes on a shared machine and treats the
-//! reference and the kernels alike.
+//! reference and the kernels alike. A repetition sweeps every N in turn, so
+//! that each N's samples spread over the whole run, not over the second or
+//! so in which a busy neighbour might slow all of them.
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -85,26 +87,37 @@ pub fn run(args: &Args) -> Result<(), String> {
     let mut out = Stdout::open()?;
     let keys = SplitMix64::new(0xBE7C4).keys(args.keys);
     let kernels = measured_kernels(args.all_divisions);
-    let mut rows = Vec::new();
-    for n in COUNTS {
-        let count = BucketCount::new(n).expect("valid count");
-        let per_key = lane_iterations(&keys, n) as f64 / keys.len() as f64;
-        let ref_slices = Slices::new(&keys, REFERENCE_SLICE, n);
-        let slices = Slices::new(&keys, KERNEL_CALL, n);
-        let mut out_ref = vec![0i32; keys.len()];
-        let mut out = vec![0u32; keys.len()];
-        let mut best_ref = PerIteration::NONE;
-        let mut best = vec![PerIteration::NONE; kernels.len()];
-        for _ in 0..args.repeat {
-            best_ref = best_ref.min(ref_slices.fastest(&mut out_ref, |k, o| {
+    let counts: Vec<(u32, f64, Slices, Slices)> = COUNTS
+        .iter()
+        .map(|&n| {
+            let per_key = lane_iterations(&keys, n) as f64 / keys.len() as f64;
+            let ref_slices = Slices::new(&keys, REFERENCE_SLICE, n);
+            (n, per_key, ref_slices, Slices::new(&keys, KERNEL_CALL, n))
+        })
+        .collect();
+    let mut out_ref = vec![0i32; keys.len()];
+    let mut out_kernel = vec![0u32; keys.len()];
+    let mut best_ref = vec![PerIteration::NONE; counts.len()];
+    let mut best = vec![vec![PerIteration::NONE; kernels.len()]; counts.len()];
+    // Each repetition sweeps every N, so that the samples of one N spread
+    // over the whole run.
+    for _ in 0..args.repeat {
+        for ((&(n, _, ref ref_slices, ref slices), best_ref), best) in
+            counts.iter().zip(&mut best_ref).zip(&mut best)
+        {
+            let count = BucketCount::new(n).expect("valid count");
+            *best_ref = best_ref.min(ref_slices.fastest(&mut out_ref, |k, o| {
                 reference::batch(black_box(k), n as i32, o);
             }));
-            for (kernel, best) in kernels.iter().zip(&mut best) {
-                *best = best.min(slices.fastest(&mut out, |k, o| {
+            for (kernel, best) in kernels.iter().zip(best.iter_mut()) {
+                *best = best.min(slices.fastest(&mut out_kernel, |k, o| {
                     kernel.batch(black_box(k), count, o).expect("lengths match");
                 }));
             }
         }
+    }
+    let mut rows = Vec::new();
+    for ((&(n, per_key, _, _), &best_ref), best) in counts.iter().zip(&best_ref).zip(&best) {
         let rate = |t: PerIteration| 1e-6 / (t.seconds * per_key);
         let row = |kernel, division, t: PerIteration| Row {
             kernel,
@@ -117,7 +130,7 @@ pub fn run(args: &Args) -> Result<(), String> {
             cycles_per_lane_iteration: t.cycles,
         };
         rows.push(row("reference", "ieee", best_ref));
-        for (kernel, t) in kernels.iter().zip(best) {
+        for (kernel, &t) in kernels.iter().zip(best) {
             rows.push(row(kernel.name(), kernel.division().name(), t));
         }
     }

@@ -10,6 +10,11 @@
 //! about a millisecond for Figure 1) often runs uninterrupted, so the
 //! reference and the kernels are both measured at their unloaded speed,
 //! whichever of them takes longer in total.
+//!
+//! A repetition is one sweep over every cell (N, keys per call), not
+//! several passes over one cell: a busy neighbour on a shared host can slow
+//! every slice for a second or more, longer than one cell takes, and only
+//! samples spread over the whole run let each cell find a quiet moment.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -59,51 +64,61 @@ pub fn run(
     let mut out_ref = vec![0i32; POOL];
     let kernels = measured_kernels(all_divisions);
     let before = jumpshard::active_kernel();
-    let mut rows = Vec::new();
-    for n in COUNTS {
-        let count = BucketCount::new(n).expect("valid count");
-        for size in SIZES {
+    let cells: Vec<(u32, usize)> = COUNTS
+        .iter()
+        .flat_map(|&n| SIZES.iter().map(move |&size| (n, size)))
+        .collect();
+    let mut best_ref = vec![Timing::NONE; cells.len()];
+    let mut best = vec![vec![Timing::NONE; kernels.len()]; cells.len()];
+    // Each repetition sweeps every cell, so that a cell's samples spread
+    // over the whole run rather than a few milliseconds of it.
+    for _ in 0..repeat {
+        for (&(n, size), (best_ref, best)) in cells.iter().zip(best_ref.iter_mut().zip(&mut best)) {
+            let count = BucketCount::new(n).expect("valid count");
             // Figure 1 costs the same per key whatever the call size, so its
             // slices stay short; a kernel's call is never cut.
             let slice = size.max(SLICE);
             let ref_call = size.min(SLICE);
-            let mut best_ref = Timing::NONE;
-            let mut best = vec![Timing::NONE; kernels.len()];
-            for _ in 0..repeat {
-                for (keys, out_ref) in keys.chunks(SLICE).zip(out_ref.chunks_mut(SLICE)) {
-                    best_ref = best_ref.min(Timing::of(|| {
-                        for (k, o) in keys.chunks(ref_call).zip(out_ref.chunks_mut(ref_call)) {
-                            reference::batch(black_box(k), n as i32, o);
+            for (keys, out_ref) in keys.chunks(SLICE).zip(out_ref.chunks_mut(SLICE)) {
+                *best_ref = best_ref.min(Timing::of(|| {
+                    for (k, o) in keys.chunks(ref_call).zip(out_ref.chunks_mut(ref_call)) {
+                        reference::batch(black_box(k), n as i32, o);
+                    }
+                    black_box(&mut *out_ref);
+                }));
+            }
+            for (&kernel, best) in kernels.iter().zip(best.iter_mut()) {
+                jumpshard::set_active_kernel(kernel);
+                for (keys, out) in keys.chunks(slice).zip(out.chunks_mut(slice)) {
+                    *best = best.min(Timing::of(|| {
+                        for (k, o) in keys.chunks(size).zip(out.chunks_mut(size)) {
+                            jumpshard::batch(black_box(k), count, o).expect("lengths match");
                         }
-                        black_box(&mut *out_ref);
+                        black_box(&mut *out);
                     }));
                 }
-                for (&kernel, best) in kernels.iter().zip(&mut best) {
-                    jumpshard::set_active_kernel(kernel);
-                    for (keys, out) in keys.chunks(slice).zip(out.chunks_mut(slice)) {
-                        *best = best.min(Timing::of(|| {
-                            for (k, o) in keys.chunks(size).zip(out.chunks_mut(size)) {
-                                jumpshard::batch(black_box(k), count, o).expect("lengths match");
-                            }
-                            black_box(&mut *out);
-                        }));
-                    }
-                }
             }
-            let ns = |t: Timing, slice: usize| t.seconds * 1e9 / slice as f64;
-            let reference_ns = ns(best_ref, SLICE);
-            let row = |kernel, division, ns_per_key| SizeRow {
-                kernel,
-                division,
-                buckets: n,
-                keys_per_call: size,
-                ns_per_key,
-                ratio_vs_reference: reference_ns / ns_per_key,
-            };
-            rows.push(row("reference", "ieee", reference_ns));
-            for (kernel, t) in kernels.iter().zip(best) {
-                rows.push(row(kernel.name(), kernel.division().name(), ns(t, slice)));
-            }
+        }
+    }
+    let ns = |t: Timing, slice: usize| t.seconds * 1e9 / slice as f64;
+    let mut rows = Vec::new();
+    for (&(n, size), (best_ref, best)) in cells.iter().zip(best_ref.iter().zip(&best)) {
+        let reference_ns = ns(*best_ref, SLICE);
+        let row = |kernel, division, ns_per_key| SizeRow {
+            kernel,
+            division,
+            buckets: n,
+            keys_per_call: size,
+            ns_per_key,
+            ratio_vs_reference: reference_ns / ns_per_key,
+        };
+        rows.push(row("reference", "ieee", reference_ns));
+        for (kernel, &t) in kernels.iter().zip(best) {
+            rows.push(row(
+                kernel.name(),
+                kernel.division().name(),
+                ns(t, size.max(SLICE)),
+            ));
         }
     }
     jumpshard::set_active_kernel(before);
