@@ -3,6 +3,7 @@ dataset of 8 files, checked move for move against `plan` and against the
 CLI's `reshard` on the same keys."""
 
 import json
+import os
 import pathlib
 import subprocess
 
@@ -44,12 +45,22 @@ def dataset(tmp_path_factory):
     return root, keys
 
 
+def cli_command():
+    """The `jumpshard` CLI: the binary `JUMPSHARD_CLI` names (`make test`
+    passes the one its Rust tests just built), else a release build of this
+    checkout's, which the first call compiles (minutes, with Parquet)."""
+    cli = os.environ.get("JUMPSHARD_CLI")
+    if cli:
+        return [cli]
+    return ["cargo", "run", "-q", "--release", "-p", "jumpshard-cli", "--"]
+
+
 def cli_reshard(keys, from_buckets, to_buckets, tmp):
     """The CLI's summary and move list (as {key: (from, to)}) for `keys`."""
     source = tmp / "keys.u64"
     keys.astype("<u8").tofile(source)
     moves = tmp / "moves.csv"
-    command = ["cargo", "run", "-q", "--release", "-p", "jumpshard-cli", "--", "reshard"]
+    command = [*cli_command(), "reshard"]
     command += ["--from", str(from_buckets), "--to", str(to_buckets), "--json"]
     command += ["--output", str(moves), str(source)]
     summary = json.loads(subprocess.run(command, cwd=ROOT, check=True, capture_output=True, text=True).stdout)
