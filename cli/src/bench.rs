@@ -87,12 +87,14 @@ pub fn run(args: &Args) -> Result<(), String> {
     let mut out = Stdout::open()?;
     let keys = SplitMix64::new(0xBE7C4).keys(args.keys);
     let kernels = measured_kernels(args.all_divisions);
-    let counts: Vec<(u32, f64, Slices, Slices)> = COUNTS
+    let counts: Vec<Count> = COUNTS
         .iter()
-        .map(|&n| {
-            let per_key = lane_iterations(&keys, n) as f64 / keys.len() as f64;
-            let ref_slices = Slices::new(&keys, REFERENCE_SLICE, n);
-            (n, per_key, ref_slices, Slices::new(&keys, KERNEL_CALL, n))
+        .map(|&n| Count {
+            n,
+            count: BucketCount::new(n).expect("valid count"),
+            per_key: lane_iterations(&keys, n) as f64 / keys.len() as f64,
+            ref_slices: Slices::new(&keys, REFERENCE_SLICE, n),
+            slices: Slices::new(&keys, KERNEL_CALL, n),
         })
         .collect();
     let mut out_ref = vec![0i32; keys.len()];
@@ -102,27 +104,26 @@ pub fn run(args: &Args) -> Result<(), String> {
     // Each repetition sweeps every N, so that the samples of one N spread
     // over the whole run.
     for _ in 0..args.repeat {
-        for ((&(n, _, ref ref_slices, ref slices), best_ref), best) in
-            counts.iter().zip(&mut best_ref).zip(&mut best)
-        {
-            let count = BucketCount::new(n).expect("valid count");
-            *best_ref = best_ref.min(ref_slices.fastest(&mut out_ref, |k, o| {
-                reference::batch(black_box(k), n as i32, o);
+        for ((c, best_ref), best) in counts.iter().zip(&mut best_ref).zip(&mut best) {
+            *best_ref = best_ref.min(c.ref_slices.fastest(&mut out_ref, |k, o| {
+                reference::batch(black_box(k), c.n as i32, o);
             }));
             for (kernel, best) in kernels.iter().zip(best.iter_mut()) {
-                *best = best.min(slices.fastest(&mut out_kernel, |k, o| {
-                    kernel.batch(black_box(k), count, o).expect("lengths match");
+                *best = best.min(c.slices.fastest(&mut out_kernel, |k, o| {
+                    kernel
+                        .batch(black_box(k), c.count, o)
+                        .expect("lengths match");
                 }));
             }
         }
     }
     let mut rows = Vec::new();
-    for ((&(n, per_key, _, _), &best_ref), best) in counts.iter().zip(&best_ref).zip(&best) {
-        let rate = |t: PerIteration| 1e-6 / (t.seconds * per_key);
+    for ((c, &best_ref), best) in counts.iter().zip(&best_ref).zip(&best) {
+        let rate = |t: PerIteration| 1e-6 / (t.seconds * c.per_key);
         let row = |kernel, division, t: PerIteration| Row {
             kernel,
             division,
-            buckets: n,
+            buckets: c.n,
             threads: 1,
             keys: keys.len(),
             mkeys_per_s: rate(t),
@@ -157,6 +158,16 @@ const KERNEL_CALL: usize = 1 << 16;
 /// Keys per timed slice of Figure 1, whose cost per key does not depend on
 /// the call's length: about as long in time as a kernel call.
 const REFERENCE_SLICE: usize = 1 << 12;
+
+/// One N of the table and what its measurements need.
+struct Count<'a> {
+    n: u32,
+    count: BucketCount,
+    /// Figure 1 loop iterations per key at `n`, on average.
+    per_key: f64,
+    ref_slices: Slices<'a>,
+    slices: Slices<'a>,
+}
 
 /// The keys cut into timed slices, with the Figure 1 iterations of each.
 struct Slices<'a> {

@@ -38,6 +38,29 @@ const POOL: usize = 1 << 17;
 /// Keys per timed slice, at least (a multiple of every size below it).
 const SLICE: usize = 4096;
 
+/// One (N, keys per call) of the sweep.
+#[derive(Clone, Copy)]
+struct Cell {
+    n: u32,
+    count: BucketCount,
+    size: usize,
+}
+
+impl Cell {
+    fn new(n: u32, size: usize) -> Cell {
+        let count = BucketCount::new(n).expect("valid count");
+        Cell { n, count, size }
+    }
+
+    /// Keys per timed slice of a kernel: whole calls, at least [`SLICE`].
+    /// (Figure 1 costs the same per key whatever the call size, so its
+    /// slices stay at [`SLICE`], its calls cut to fit; a kernel's call is
+    /// never cut.)
+    fn slice(&self) -> usize {
+        self.size.max(SLICE)
+    }
+}
+
 /// One measurement.
 #[derive(Serialize, Clone)]
 pub struct SizeRow {
@@ -64,20 +87,19 @@ pub fn run(
     let mut out_ref = vec![0i32; POOL];
     let kernels = measured_kernels(all_divisions);
     let before = jumpshard::active_kernel();
-    let cells: Vec<(u32, usize)> = COUNTS
+    let cells: Vec<Cell> = COUNTS
         .iter()
-        .flat_map(|&n| SIZES.iter().map(move |&size| (n, size)))
+        .flat_map(|&n| SIZES.iter().map(move |&size| Cell::new(n, size)))
         .collect();
     let mut best_ref = vec![Timing::NONE; cells.len()];
     let mut best = vec![vec![Timing::NONE; kernels.len()]; cells.len()];
     // Each repetition sweeps every cell, so that a cell's samples spread
     // over the whole run rather than a few milliseconds of it.
     for _ in 0..repeat {
-        for (&(n, size), (best_ref, best)) in cells.iter().zip(best_ref.iter_mut().zip(&mut best)) {
-            let count = BucketCount::new(n).expect("valid count");
-            // Figure 1 costs the same per key whatever the call size, so its
-            // slices stay short; a kernel's call is never cut.
-            let slice = size.max(SLICE);
+        for (cell, (best_ref, best)) in cells.iter().zip(best_ref.iter_mut().zip(&mut best)) {
+            let Cell { n, count, size } = *cell;
+            let slice = cell.slice();
+            // Figure 1's calls are cut to its slices (see `Cell::slice`).
             let ref_call = size.min(SLICE);
             for (keys, out_ref) in keys.chunks(SLICE).zip(out_ref.chunks_mut(SLICE)) {
                 *best_ref = best_ref.min(Timing::of(|| {
@@ -102,13 +124,13 @@ pub fn run(
     }
     let ns = |t: Timing, slice: usize| t.seconds * 1e9 / slice as f64;
     let mut rows = Vec::new();
-    for (&(n, size), (best_ref, best)) in cells.iter().zip(best_ref.iter().zip(&best)) {
+    for (cell, (best_ref, best)) in cells.iter().zip(best_ref.iter().zip(&best)) {
         let reference_ns = ns(*best_ref, SLICE);
         let row = |kernel, division, ns_per_key| SizeRow {
             kernel,
             division,
-            buckets: n,
-            keys_per_call: size,
+            buckets: cell.n,
+            keys_per_call: cell.size,
             ns_per_key,
             ratio_vs_reference: reference_ns / ns_per_key,
         };
@@ -117,7 +139,7 @@ pub fn run(
             rows.push(row(
                 kernel.name(),
                 kernel.division().name(),
-                ns(t, size.max(SLICE)),
+                ns(t, cell.slice()),
             ));
         }
     }
