@@ -21,6 +21,7 @@ use jumpshard::verify::SplitMix64;
 use jumpshard::{reference, BucketCount, Cpu, Division, Kernel};
 use serde::Serialize;
 
+use crate::bench_clock;
 use crate::stdout::Stdout;
 
 pub(crate) const COUNTS: [u32; 4] = [10, 1000, 1_000_000, (1 << 31) - 1];
@@ -64,9 +65,13 @@ pub struct Row {
     pub keys: usize,
     pub mkeys_per_s: f64,
     pub ratio_vs_reference: f64,
-    /// Time-stamp-counter cycles per Figure 1 loop iteration of one key
+    /// Time-stamp-counter ticks per Figure 1 loop iteration of one key
     /// (null where there is no such counter).
     pub cycles_per_lane_iteration: Option<f64>,
+    /// Core clock cycles per Figure 1 loop iteration of one key, estimated
+    /// from the ticks and the core clock measured right after (see
+    /// `bench_clock`; null where there is no counter).
+    pub core_cycles_per_lane_iteration: Option<f64>,
 }
 
 pub fn run(args: &Args) -> Result<(), String> {
@@ -129,6 +134,7 @@ pub fn run(args: &Args) -> Result<(), String> {
             mkeys_per_s: rate(t),
             ratio_vs_reference: rate(t) / rate(best_ref),
             cycles_per_lane_iteration: t.cycles,
+            core_cycles_per_lane_iteration: t.cycles.zip(t.clock).map(|(c, r)| c * r),
         };
         rows.push(row("reference", "ieee", best_ref));
         for (kernel, &t) in kernels.iter().zip(best) {
@@ -184,7 +190,8 @@ impl<'a> Slices<'a> {
         Slices { slices, len }
     }
 
-    /// Runs `f` on every slice and returns the fastest, per iteration.
+    /// Runs `f` on every slice and returns the fastest, per iteration, with
+    /// the core clock measured right after.
     fn fastest<T>(&self, out: &mut [T], mut f: impl FnMut(&[u64], &mut [T])) -> PerIteration {
         let mut best = PerIteration::NONE;
         for (&(keys, iterations), out) in self.slices.iter().zip(out.chunks_mut(self.len)) {
@@ -195,23 +202,34 @@ impl<'a> Slices<'a> {
             best = best.min(PerIteration {
                 seconds: t.seconds / iterations as f64,
                 cycles: t.cycles.map(|c| c as f64 / iterations as f64),
+                clock: None,
             });
         }
+        // The highest of a few readings: an interrupted one reads low.
+        best.clock = (0..CLOCK_READINGS)
+            .filter_map(|_| bench_clock::cycles_per_tick())
+            .reduce(f64::max);
         best
     }
 }
 
-/// Seconds and cycles per Figure 1 loop iteration of one key.
+/// Readings of the core clock after each pass over the slices.
+const CLOCK_READINGS: usize = 3;
+
+/// Seconds and time-stamp-counter ticks per Figure 1 loop iteration of one
+/// key, and core cycles per tick just after the pass that measured them.
 #[derive(Clone, Copy)]
 struct PerIteration {
     seconds: f64,
     cycles: Option<f64>,
+    clock: Option<f64>,
 }
 
 impl PerIteration {
     const NONE: PerIteration = PerIteration {
         seconds: f64::INFINITY,
         cycles: None,
+        clock: None,
     };
 
     fn min(self, other: PerIteration) -> PerIteration {
@@ -276,11 +294,11 @@ impl Timing {
     };
 
     pub fn of(f: impl FnOnce()) -> Timing {
-        let ticks = cycle_counter();
+        let start_ticks = bench_clock::ticks();
         let start = Instant::now();
         f();
         let seconds = start.elapsed().as_secs_f64();
-        let cycles = ticks.and_then(|t| cycle_counter().map(|u| u.wrapping_sub(t)));
+        let cycles = start_ticks.and_then(|t| bench_clock::ticks().map(|u| u.wrapping_sub(t)));
         Timing { seconds, cycles }
     }
 
@@ -291,17 +309,6 @@ impl Timing {
             self
         }
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-fn cycle_counter() -> Option<u64> {
-    // SAFETY: RDTSC exists on every x86-64 CPU and has no preconditions.
-    Some(unsafe { core::arch::x86_64::_rdtsc() })
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn cycle_counter() -> Option<u64> {
-    None
 }
 
 /// The header line that names the machine: CPU, load, strategies.
@@ -324,22 +331,26 @@ fn print_table(out: &mut Stdout, rows: &[Row], args: &Args) -> Result<(), String
     writeln!(out, "{}", machine_line())?;
     writeln!(
         out,
-        "{:<10} {:<8} {:>12} {:>12} {:>10} {:>14}",
-        "kernel", "division", "N", "Mkeys/s", "vs Fig. 1", "cycles/lane-it"
+        "{:<10} {:<8} {:>12} {:>12} {:>10} {:>14} {:>14}",
+        "kernel", "division", "N", "Mkeys/s", "vs Fig. 1", "ticks/lane-it", "cycles/lane-it"
     )?;
+    let two = |c: Option<f64>| c.map_or("-".to_owned(), |c| format!("{c:.2}"));
     for r in rows {
-        let cycles = r
-            .cycles_per_lane_iteration
-            .map_or("-".to_owned(), |c| format!("{c:.2}"));
         writeln!(
             out,
-            "{:<10} {:<8} {:>12} {:>12.1} {:>9.2}x {:>14}",
-            r.kernel, r.division, r.buckets, r.mkeys_per_s, r.ratio_vs_reference, cycles
+            "{:<10} {:<8} {:>12} {:>12.1} {:>9.2}x {:>14} {:>14}",
+            r.kernel,
+            r.division,
+            r.buckets,
+            r.mkeys_per_s,
+            r.ratio_vs_reference,
+            two(r.cycles_per_lane_iteration),
+            two(r.core_cycles_per_lane_iteration)
         )?;
     }
     writeln!(
         out,
-        "(cycles: time-stamp counter ticks, at the CPU's nominal clock)"
+        "(ticks: time-stamp counter, at the CPU's nominal clock; cycles: core clock, estimated from a chain of 3-cycle multiplies timed right after each measurement)"
     )?;
     Ok(())
 }

@@ -5,6 +5,7 @@
 pub mod assign;
 pub mod atomic;
 pub mod bench;
+mod bench_clock;
 pub mod bench_plot;
 pub mod bench_reshard;
 pub mod bench_sizes;

@@ -54,6 +54,27 @@ fn sizes_json_covers_every_size_and_kernel() {
     assert_eq!(sizes, [1, 2, 4, 8, 16, 32, 64, 256, 1024, 4096, 65536]);
 }
 
+/// The core-cycle estimate is there on x86-64, and a real chain of
+/// latencies: a chain the compiler had regrouped would read several times
+/// the ticks (no core runs 8 cycles a tick; an interrupted reading only
+/// reads lower).
+#[test]
+fn throughput_json_gives_ticks_and_core_cycles() {
+    let o = support::run(&["bench", "--keys", "4096", "--repeat", "1", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for row in rows.as_array().unwrap() {
+        let ticks = row["cycles_per_lane_iteration"].as_f64();
+        let cycles = row["core_cycles_per_lane_iteration"].as_f64();
+        if cfg!(target_arch = "x86_64") {
+            let (ticks, cycles) = (ticks.unwrap(), cycles.unwrap());
+            assert!(cycles > 0.0 && cycles < 8.0 * ticks, "{row}");
+        } else {
+            assert!(ticks.is_none() && cycles.is_none(), "{row}");
+        }
+    }
+}
+
 #[test]
 fn plots_are_svg_naming_every_kernel() {
     let dir = tempfile::tempdir().unwrap();
@@ -92,6 +113,7 @@ fn bench_names_the_cpu_and_each_strategy() {
     assert!(o.status.success(), "{}", stderr(&o));
     let text = support::stdout(&o);
     assert!(text.contains("CPU: "), "{text}");
+    assert!(text.contains("ticks/lane-it"), "{text}");
     assert!(text.contains("cycles/lane-it"), "{text}");
     for k in jumpshard::Kernel::supported() {
         assert!(

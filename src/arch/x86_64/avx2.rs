@@ -370,11 +370,17 @@ fn lcg(state: __m256i) -> __m256i {
 /// groups) or one in four (of 8) was slower than IEEE division on Sapphire
 /// Rapids class, where the step costs about as much without its division
 /// as with it (timed apart from the loop): the vector ports are full, and
-/// the refinement adds ten operations to them.
+/// the refinement adds ten operations to them. One in eight was 2-7%
+/// slower on Emerald Rapids (paired runs at 4096 keys), although there the
+/// loop leaves the divider idle a quarter of the time (8.3 core cycles
+/// per division; the loop, 11 per vector-iteration at N = 1000).
 ///
 /// Also slower, with the whole-round refill: `b` updated unconditionally
 /// and the answer kept in a vector of its own (1.5-5%), and the finish
-/// test as an integer compare of the bits (`vpcmpgtq`, on port 5: 7%).
+/// test as an integer compare of the bits (`vpcmpgtq`, on port 5: 7%), or
+/// as the sign of `x - N` kept by an and, with `b` blended by that sign
+/// (which moves two operations off ports 0 and 1 but adds one: 7%). Every
+/// group's division issued before any group's use of its quotient: level.
 ///
 /// With `ONE_LIMIT`, every lane compares with `limit` instead of its
 /// group's own: while every lane holds a key, all limits are `N`, and one
