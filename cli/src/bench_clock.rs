@@ -1,11 +1,11 @@
 //! What the bench's cycle figures count. The time-stamp counter ticks at
 //! the CPU's nominal clock, whatever the core runs at: turbo, or a lower
 //! clock under wide vector work, makes ticks and core cycles differ (on
-//! this project's Emerald Rapids KVM host, 1.3 core cycles a tick, with
-//! or without vector work). So besides
-//! ticks, the bench estimates core cycles, from a chain of dependent 64-bit
-//! multiplies timed in ticks right after each measurement, while the core
-//! still runs at the clock the measured code set.
+//! this project's Emerald Rapids KVM host, 1.3 core cycles a tick, with or
+//! without vector work). So besides ticks, the bench estimates core
+//! cycles, from a chain of dependent 64-bit multiplies timed in ticks
+//! right after each measurement, while the core still runs at the clock
+//! the measured code set.
 
 /// Multiplies in one timing of the chain (a multiple of 4): about 33 µs
 /// at 3 GHz, short enough to follow every measurement, long enough that
@@ -39,8 +39,8 @@ pub(crate) fn cycles_per_tick() -> Option<f64> {
 }
 
 /// [`CHAIN`] multiplies, each waiting for the one before. In assembly: the
-/// compiler would regroup a chain written in Rust (a product of constants
-/// folds into fewer multiplies), which would no longer time latencies.
+/// compiler regroups a chain written in Rust (repeated products by one
+/// constant fold into fewer multiplies), which then times no latency.
 #[cfg(target_arch = "x86_64")]
 fn multiply_chain() {
     // SAFETY: the loop only multiplies and counts down in the two
