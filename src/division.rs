@@ -109,7 +109,7 @@ pub(crate) fn preferred(cpu: &Cpu, width: Width) -> Division {
         // while the AVX2 loop spends about 3 per lane-iteration on its
         // other operations: the divider is not the bound, and the refined
         // reciprocal only adds operations. On Intel, whose AVX2 divider is
-        // busier (2 cycles per lane), it costs AVX2 17-27%.
+        // busier (2 cycles per lane), it makes AVX2 11-41% slower.
         ("AuthenticAMD", 0x19, Width::Avx2) => Division::Ieee,
         // AMD Zen 5 (family 0x1A), measured: the divider keeps up.
         ("AuthenticAMD", 0x1A, _) => Division::Ieee,
