@@ -8,12 +8,20 @@
 //   jumpshard::batch_parallel(keys, 12, jumpshard::span<std::int32_t>(shards));
 //   std::int32_t shard = jumpshard::bucket_bytes("user:42", 12);
 //   jumpshard::move_plan moves = jumpshard::plan(keys, 10, 12);
+//   // moves.positions[i] moves from bucket moves.from[i] to moves.to[i].
 //
 // Every function is a thin inline call into the C library: link as for C
 // (-ljumpshard, or libjumpshard.a and its system libraries). Errors throw
 // jumpshard::error, which carries the C status; mismatched input and output
 // sizes throw std::invalid_argument. Nothing is written to an output on
 // error. Like the C API, everything may be called from many threads at once.
+//
+// move_plan's columns `from` and `to` were once `sources` and
+// `destinations`. Those names remain as read-only accessors, sources() and
+// destinations(), over the same vectors: a copyable struct cannot alias a
+// data member without a reference member, which would bind a copy to the
+// original's storage. Code that read `plan.sources` reads `plan.from` (or
+// `plan.sources()`).
 #ifndef JUMPSHARD_HPP
 #define JUMPSHARD_HPP
 
@@ -140,14 +148,19 @@ inline std::vector<std::int32_t> batch_parallel(span<const std::uint64_t> keys,
 
 // The keys that change bucket when the bucket count changes: for each,
 // in input order, its index in the keys, its bucket among the old count
-// and among the new one. Three columns of size() elements each.
+// and among the new one. Three columns of size() elements each, named as
+// the CLI's `key`, `from` and `to` columns and the Rust API's Move.
 struct move_plan {
     std::vector<std::uint64_t> positions;
-    std::vector<std::int32_t> sources;
-    std::vector<std::int32_t> destinations;
+    std::vector<std::int32_t> from;
+    std::vector<std::int32_t> to;
 
     std::size_t size() const noexcept { return positions.size(); }
     bool empty() const noexcept { return positions.empty(); }
+
+    // The old names of `from` and `to`, kept for compatibility.
+    const std::vector<std::int32_t> &sources() const noexcept { return from; }
+    const std::vector<std::int32_t> &destinations() const noexcept { return to; }
 };
 
 namespace detail {
@@ -157,14 +170,13 @@ template <class Plan>
 move_plan plan(span<const std::uint64_t> keys, Plan &&c_plan) {
     move_plan plan;
     plan.positions.resize(keys.size());
-    plan.sources.resize(keys.size());
-    plan.destinations.resize(keys.size());
+    plan.from.resize(keys.size());
+    plan.to.resize(keys.size());
     std::size_t moved = 0;
-    check(c_plan(plan.positions.data(), plan.sources.data(), plan.destinations.data(),
-                 keys.size(), &moved));
+    check(c_plan(plan.positions.data(), plan.from.data(), plan.to.data(), keys.size(), &moved));
     plan.positions.resize(moved);
-    plan.sources.resize(moved);
-    plan.destinations.resize(moved);
+    plan.from.resize(moved);
+    plan.to.resize(moved);
     return plan;
 }
 }  // namespace detail

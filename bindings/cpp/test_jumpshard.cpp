@@ -184,16 +184,18 @@ int main() {
                 CHECK(next < moves.size());
                 if (next >= moves.size()) break;
                 CHECK(moves.positions[next] == i);
-                CHECK(moves.sources[next] == a);
-                CHECK(moves.destinations[next] == b);
+                CHECK(moves.from[next] == a);
+                CHECK(moves.to[next] == b);
                 next++;
             }
             CHECK(next == moves.size());
-            CHECK(moves.sources.size() == moves.size() && moves.destinations.size() == moves.size());
+            CHECK(moves.from.size() == moves.size() && moves.to.size() == moves.size());
+            // The old names read the same vectors.
+            CHECK(&moves.sources() == &moves.from && &moves.destinations() == &moves.to);
             jumpshard::move_plan parallel = jumpshard::plan_parallel(keys, from, to, 3);
             CHECK(parallel.positions == moves.positions);
-            CHECK(parallel.sources == moves.sources);
-            CHECK(parallel.destinations == moves.destinations);
+            CHECK(parallel.from == moves.from);
+            CHECK(parallel.to == moves.to);
         }
         CHECK(jumpshard::plan(std::vector<std::uint64_t>{}, 10, 12).empty());
         CHECK(throws_status([&] { jumpshard::plan(keys, 10, 10); },

@@ -19,8 +19,8 @@ plan = jumpshard.plan(keys, 10, 12, threads=0)
 print(f"moving {plan.moved} of {plan.keys} keys ({plan.moved / plan.keys:.1%}, expected 1/6)")
 print("moves per new shard:", {b: int(n) for b, n in enumerate(plan.per_destination) if n})
 first = int(plan.positions[0])
-print(f"e.g. key {keys[first]} moves from shard {plan.sources[0]} to {plan.destinations[0]}")
-assert (jumpshard.batch(keys[plan.positions.astype(np.intp)], 12) == plan.destinations).all()
+print(f"e.g. key {keys[first]} moves from shard {plan.from_[0]} to {plan.to[0]}")
+assert (jumpshard.batch(keys[plan.positions.astype(np.intp)], 12) == plan.to).all()
 
 # Byte-string keys are pre-hashed with XXH3-64 (seed 0), as everywhere in jumpshard.
 print("user:42 ->", jumpshard.bucket_bytes("user:42", 12))

@@ -7,7 +7,7 @@ with the paper's C++, on the jumpshard Rust library.
 >>> jumpshard.batch(np.array([0, 1, 2**64 - 1], dtype=np.uint64), 12)
 array([ 0,  6, 10], dtype=int32)
 >>> p = jumpshard.plan(np.arange(1000, dtype=np.uint64), 10, 12)
->>> bool((p.destinations >= 10).all()), p.moved == int(p.per_destination.sum())
+>>> bool((p.from_ < 10).all() and (p.to >= 10).all()), p.moved == int(p.per_destination.sum())
 (True, True)
 >>> jumpshard.bucket_bytes(b"user:42", 12) == jumpshard.bucket(jumpshard.prehash(b"user:42"), 12)
 True
@@ -23,6 +23,12 @@ wrong dtype or length raise ``TypeError`` or ``ValueError`` naming the
 problem, and ``out`` is then left untouched. Batches and plans release the
 GIL; ``threads`` (default 1, 0 for one per core) runs them on the library's
 thread pool with identical results.
+
+A ``Plan`` lists the moving keys as ``positions`` (in the keys), ``from_``
+(their old buckets; ``from`` is a Python keyword) and ``to`` (their new
+ones), as the CLI's ``key``, ``from`` and ``to`` columns; ``sources`` and
+``destinations`` are the old names of ``from_`` and ``to``, kept for
+compatibility (the same arrays).
 
 Byte-string keys (``bytes``, ``str`` as UTF-8, lists of them, Arrow
 binary/string arrays) go through the fixed pre-hash XXH3-64 with seed 0

@@ -16,6 +16,12 @@ class Plan:
     """The keys that move when the bucket count changes, and where to."""
 
     positions: npt.NDArray[np.uint64]
+    #: The moving keys' old buckets: ``from_``, as ``from`` is a Python keyword.
+    from_: npt.NDArray[np.int32]
+    #: Their new buckets.
+    to: npt.NDArray[np.int32]
+    #: ``from_`` and ``to`` under their old names, kept for compatibility:
+    #: the same arrays.
     sources: npt.NDArray[np.int32]
     destinations: npt.NDArray[np.int32]
     per_destination: npt.NDArray[np.int64]

@@ -39,7 +39,7 @@ def _moving_rows(
     keys = part[column]
     plan = jumpshard.plan(keys, from_buckets, to_buckets)
     positions = plan.positions.astype(np.intp, copy=False)
-    rows = {"key": keys.to_numpy()[positions], "from": plan.sources, "to": plan.destinations}
+    rows = {"key": keys.to_numpy()[positions], "from": plan.from_, "to": plan.to}
     rows.update({name: part[name].to_numpy()[positions] for name in others})
     return pd.DataFrame(rows, index=part.index[positions])
 
@@ -78,15 +78,15 @@ def _reshard_partition(
     positions = plan.positions.astype(np.intp, copy=False)
     moving = keys.to_numpy()[positions]
     # A stable sort groups the moves by destination, each group in input order.
-    order = np.argsort(plan.destinations, kind="stable")
-    destinations = plan.destinations[order]
-    starts = np.flatnonzero(np.diff(destinations, prepend=-1))
+    order = np.argsort(plan.to, kind="stable")
+    sorted_to = plan.to[order]
+    starts = np.flatnonzero(np.diff(sorted_to, prepend=-1))
     bounds = np.append(starts, len(order))
     counts = {}
     for start, end in zip(bounds[:-1], bounds[1:]):
         take = order[start:end]
-        to = int(destinations[start])
-        table = pa.table({"key": moving[take], "from": plan.sources[take]})
+        to = int(sorted_to[start])
+        table = pa.table({"key": moving[take], "from": plan.from_[take]})
         directory = posixpath.join(root, f"to={to}")
         fs.makedirs(directory, exist_ok=True)
         with fs.open(posixpath.join(directory, f"part-{index:05d}.parquet"), "wb") as f:

@@ -16,12 +16,12 @@ pub struct Plan {
     /// The moving keys' positions in the input, increasing (uint64).
     #[pyo3(get)]
     positions: Py<PyAny>,
-    /// Their old buckets (int32).
-    #[pyo3(get)]
-    sources: Py<PyAny>,
+    /// Their old buckets (int32); named `from_` as `from` is a Python keyword.
+    #[pyo3(get, name = "from_")]
+    from: Py<PyAny>,
     /// Their new buckets (int32).
     #[pyo3(get)]
-    destinations: Py<PyAny>,
+    to: Py<PyAny>,
     /// The number of moving keys per new bucket (int64, `to_buckets` long).
     #[pyo3(get)]
     per_destination: Py<PyAny>,
@@ -41,6 +41,18 @@ pub struct Plan {
 
 #[pymethods]
 impl Plan {
+    /// `from_` under its old name, kept for compatibility: the same array.
+    #[getter]
+    fn sources(&self, py: Python<'_>) -> Py<PyAny> {
+        self.from.clone_ref(py)
+    }
+
+    /// `to` under its old name, kept for compatibility: the same array.
+    #[getter]
+    fn destinations(&self, py: Python<'_>) -> Py<PyAny> {
+        self.to.clone_ref(py)
+    }
+
     fn __len__(&self) -> usize {
         self.moved as usize
     }
@@ -63,14 +75,14 @@ pub fn plan<'py>(
     threads: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Plan> {
     let py = keys.py();
-    let from = args::buckets(from_buckets, "from_buckets")?;
-    let to = args::buckets(to_buckets, "to_buckets")?;
-    let resize = Resize::new(from, to).map_err(args::value_error)?;
+    let from_count = args::buckets(from_buckets, "from_buckets")?;
+    let to_count = args::buckets(to_buckets, "to_buckets")?;
+    let resize = Resize::new(from_count, to_count).map_err(args::value_error)?;
     let threads = args::threads(threads)?;
     let keys = Keys::extract(keys)?;
     let runs = keys.runs();
     let total = keys.len() as u64;
-    let (positions, sources, destinations, counts) = py.detach(|| {
+    let (positions, from, to, counts) = py.detach(|| {
         let mut first = 0u64;
         let mut plans: Vec<MovePlan> = runs
             .iter()
@@ -94,27 +106,22 @@ pub fn plan<'py>(
         }
         // Several runs (chunked Arrow): joined, once.
         let mut counts = DestinationCounts::new(resize);
-        let (mut positions, mut sources, mut destinations) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut positions, mut from, mut to) = (Vec::new(), Vec::new(), Vec::new());
         for plan in &plans {
             positions.extend_from_slice(plan.positions());
-            sources.extend_from_slice(plan.from());
-            destinations.extend_from_slice(plan.to());
+            from.extend_from_slice(plan.from());
+            to.extend_from_slice(plan.to());
             counts.merge(plan.per_destination());
         }
         plans.into_iter().for_each(give_back);
-        (
-            Joined(positions),
-            Joined(sources),
-            Joined(destinations),
-            counts,
-        )
+        (Joined(positions), Joined(from), Joined(to), counts)
     });
     // numpy.zeros: calloc'd, so the untouched counts of a large
     // `to_buckets` cost no memory, and one the machine cannot hold
     // (2^31-1 counts are 16 GiB) raises MemoryError instead of aborting.
     let per_destination = py.import(intern!(py, "numpy"))?.call_method1(
         intern!(py, "zeros"),
-        (to.get() as usize, intern!(py, "int64")),
+        (to_count.get() as usize, intern!(py, "int64")),
     )?;
     let (buckets, moves): (Vec<i64>, Vec<i64>) = counts
         .iter()
@@ -129,13 +136,13 @@ pub fn plan<'py>(
     let moved = counts.total();
     Ok(Plan {
         positions: positions.array(py, MovePlan::positions, "u8")?,
-        sources: sources.array(py, MovePlan::from, "i4")?,
-        destinations: destinations.array(py, MovePlan::to, "i4")?,
+        from: from.array(py, MovePlan::from, "i4")?,
+        to: to.array(py, MovePlan::to, "i4")?,
         per_destination: per_destination.unbind(),
         moved,
         keys: total,
-        from_buckets: from.get(),
-        to_buckets: to.get(),
+        from_buckets: from_count.get(),
+        to_buckets: to_count.get(),
     })
 }
 

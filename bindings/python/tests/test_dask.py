@@ -76,8 +76,8 @@ def test_moves(client, dataset, from_buckets, to_buckets):
     got = jumpshard.dask.moves(df, from_buckets, to_buckets, keep_columns=True).compute()
     plan = jumpshard.plan(keys, from_buckets, to_buckets)
     np.testing.assert_array_equal(got["key"].to_numpy(), keys[plan.positions.astype(np.intp)])
-    np.testing.assert_array_equal(got["from"].to_numpy(), plan.sources)
-    np.testing.assert_array_equal(got["to"].to_numpy(), plan.destinations)
+    np.testing.assert_array_equal(got["from"].to_numpy(), plan.from_)
+    np.testing.assert_array_equal(got["to"].to_numpy(), plan.to)
     np.testing.assert_array_equal(got["payload"].to_numpy(), plan.positions.astype(np.int64))
     assert list(got.columns) == ["key", "from", "to", "payload"]
 
@@ -99,7 +99,7 @@ def test_reshard_parquet(client, dataset, tmp_path, from_buckets, to_buckets):
     # The output: one directory per destination, the moves of the plan.
     written = pq.read_table(dst).to_pandas()
     assert sorted(p.name for p in dst.iterdir()) == sorted(f"to={b}" for b in per_destination)
-    want = {int(keys[p]): (int(f), int(t)) for p, f, t in zip(plan.positions, plan.sources, plan.destinations)}
+    want = {int(keys[p]): (int(f), int(t)) for p, f, t in zip(plan.positions, plan.from_, plan.to)}
     got = {int(k): (int(f), int(t)) for k, f, t in zip(written["key"], written["from"], written["to"])}
     assert got == want
     # The CLI on the same keys: the same summary and the same moves.

@@ -25,12 +25,12 @@ def test_plan_matches_two_evaluations(many_keys, from_buckets, to_buckets):
     for threads in (1, 2):
         plan = jumpshard.plan(many_keys, from_buckets, to_buckets, threads=threads)
         assert plan.positions.dtype == np.uint64
-        assert plan.sources.dtype == plan.destinations.dtype == np.int32
+        assert plan.from_.dtype == plan.to.dtype == np.int32
         assert plan.per_destination.dtype == np.int64
         assert len(plan.per_destination) == to_buckets
         np.testing.assert_array_equal(plan.positions, moving)
-        np.testing.assert_array_equal(plan.sources, before[moving])
-        np.testing.assert_array_equal(plan.destinations, after[moving])
+        np.testing.assert_array_equal(plan.from_, before[moving])
+        np.testing.assert_array_equal(plan.to, after[moving])
         counts = np.bincount(after[moving], minlength=to_buckets)
         np.testing.assert_array_equal(plan.per_destination, counts)
         assert plan.moved == len(plan) == len(moving)
@@ -42,8 +42,19 @@ def test_chunked_plan_numbers_positions_across_chunks(many_keys):
     whole = jumpshard.plan(many_keys, 10, 12)
     chunks = pa.chunked_array([many_keys[:1000], many_keys[1000:1001], many_keys[1001:]])
     joined = jumpshard.plan(chunks, 10, 12)
-    for column in ("positions", "sources", "destinations", "per_destination"):
+    for column in ("positions", "from_", "to", "per_destination"):
         np.testing.assert_array_equal(getattr(joined, column), getattr(whole, column))
+
+
+def test_old_names_are_the_same_arrays(many_keys):
+    """`sources` and `destinations`, the names before `from_` and `to`, still
+    work: they are the same arrays, not copies."""
+    plan = jumpshard.plan(many_keys, 10, 12)
+    assert plan.sources is plan.from_ and plan.destinations is plan.to
+    chunked = jumpshard.plan(pa.chunked_array([many_keys[:1000], many_keys[1000:]]), 10, 12)
+    assert chunked.sources is chunked.from_ and chunked.destinations is chunked.to
+    np.testing.assert_array_equal(chunked.sources, plan.from_)
+    np.testing.assert_array_equal(chunked.destinations, plan.to)
 
 
 def test_plan_arrays_outlive_the_plan(many_keys):
@@ -80,8 +91,8 @@ except MemoryError:
 def test_reused_buffers_never_change_a_live_array(many_keys):
     """A plan's buffers are reused only once every array over them is gone."""
     first = jumpshard.plan(many_keys, 10, 12)
-    positions, destinations = first.positions, first.destinations
-    want = positions.copy(), destinations.copy()
+    positions, to = first.positions, first.to
+    want = positions.copy(), to.copy()
     del first
     other_keys = many_keys[::-1].copy()
     for _ in range(3):
@@ -89,8 +100,8 @@ def test_reused_buffers_never_change_a_live_array(many_keys):
         np.testing.assert_array_equal(other.positions, np.flatnonzero(jumpshard.batch(other_keys, 12) >= 10))
         del other
     np.testing.assert_array_equal(positions, want[0])
-    np.testing.assert_array_equal(destinations, want[1])
-    del positions, destinations
+    np.testing.assert_array_equal(to, want[1])
+    del positions, to
     again = jumpshard.plan(many_keys, 10, 12)
     np.testing.assert_array_equal(again.positions, want[0])
-    np.testing.assert_array_equal(again.destinations, want[1])
+    np.testing.assert_array_equal(again.to, want[1])
