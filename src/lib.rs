@@ -40,21 +40,14 @@
 mod arch;
 mod buckets;
 pub mod bytes;
-mod cpu;
-mod dispatch;
-mod division;
 mod error;
-mod ffi;
 mod kernel;
-mod node_change;
 pub mod nodes;
 #[cfg(feature = "parallel")]
 mod parallel;
 mod plan;
 #[cfg(feature = "reference")]
 pub mod reference;
-mod scalar;
-mod select;
 #[cfg(feature = "reference")]
 pub mod verify;
 
@@ -65,18 +58,17 @@ pub struct ReadmeDoctests;
 
 pub use buckets::BucketCount;
 pub use bytes::{batch_bytes, bucket_bytes};
-pub use cpu::Cpu;
-pub use dispatch::{
+pub use error::Error;
+pub use kernel::active::{
     active_kernel, kernel_selection, set_active_kernel, KernelSelection, KERNEL_ENV,
 };
-pub use division::{Division, DIVISION_ENV};
-pub use error::Error;
+pub use kernel::cpu::Cpu;
+pub use kernel::division::{Division, DIVISION_ENV};
 pub use kernel::Kernel;
-pub use node_change::{ChangeCounts, NodeMove, NodePlan, TableChange};
-pub use nodes::{NodeTable, TableError};
+pub use nodes::{ChangeCounts, NodeMove, NodePlan, NodeTable, TableChange, TableError};
 #[cfg(feature = "parallel")]
 pub use parallel::batch_parallel;
-pub use plan::{DestinationCounts, Move, MovePlan, Resize};
+pub use plan::{DestinationCounts, Move, MovePlan, PlanScratch, Resize};
 
 /// The bucket of one key among `num_buckets`: Figure 1, computed in Rust.
 ///
@@ -90,7 +82,7 @@ pub use plan::{DestinationCounts, Move, MovePlan, Resize};
 /// ```
 #[inline]
 pub fn bucket(key: u64, num_buckets: BucketCount) -> u32 {
-    scalar::jump(key, num_buckets.get())
+    kernel::scalar::jump(key, num_buckets.get())
 }
 
 /// The bucket of every key in `keys`, written to `out[i]` for `keys[i]`, on

@@ -17,7 +17,7 @@
 use crate::{reference, BucketCount, Kernel};
 
 /// The paper's LCG multiplier, 2862933555777941757.
-pub const LCG_MULTIPLIER: u64 = crate::scalar::LCG_MULTIPLIER;
+pub const LCG_MULTIPLIER: u64 = crate::kernel::scalar::LCG_MULTIPLIER;
 
 /// A deterministic stream of well-mixed 64-bit keys (SplitMix64), so that a
 /// failing check can be reproduced from its seed.

@@ -9,7 +9,7 @@
 
 use core::arch::aarch64::*;
 
-use crate::scalar::LCG_MULTIPLIER;
+use crate::kernel::scalar::LCG_MULTIPLIER;
 
 /// Low and high 32-bit halves of the multiplier.
 const M_LO: u32 = LCG_MULTIPLIER as u32;

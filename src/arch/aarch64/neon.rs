@@ -12,7 +12,7 @@ use core::arch::aarch64::*;
 
 use super::lcg;
 use crate::arch::long_keys;
-use crate::scalar;
+use crate::kernel::scalar;
 
 /// Vectors advanced in turn, so that their dependency chains (dominated by
 /// the division's latency) overlap.

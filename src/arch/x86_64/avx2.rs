@@ -12,21 +12,15 @@ use core::arch::x86_64::*;
 use super::outbox::{packed_position, Outbox, CHUNK, PACK_BIAS_F64};
 use super::quotient::{quotient_256, scaled_divisor_256};
 use super::{lowest_lanes, prefetch};
-use crate::scalar::{self, LCG_MULTIPLIER};
+use crate::kernel::scalar::{self, LCG_MULTIPLIER};
 use crate::Division;
 
 /// Vectors advanced together, so that their dependency chains overlap,
-/// when every vector divides. Measured with the lane packing (8, 4, 2,
-/// then 1 group), Sapphire Rapids class: 8 are 3-4% faster than 6 from
-/// 1024 keys and level at 256 (the drain that made 6 faster at 256 before
-/// the packing is now short); 4 lose 8%, and 12, which spill most of their
-/// state, 20%.
+/// when every vector divides: 8 measured fastest (see docs/kernels.md).
 const GROUPS: usize = 8;
 
 /// [`GROUPS`] when some vectors take the refined reciprocal, whose
-/// temporaries leave fewer registers for the groups' state: with 8 groups,
-/// packed as above, `newton` lost 20% and `hybrid` 18% against 6 groups
-/// packed into 3 then 1 (same CPU).
+/// temporaries spill the state of 8 groups (see docs/kernels.md).
 const GROUPS_REFINED: usize = 6;
 
 const LANES: usize = 4;
@@ -34,15 +28,7 @@ const LANES: usize = 4;
 /// Batches up to this long take the short path ([`short`]): blocks of up
 /// to 32 keys (8 vectors), each vector loaded once and run until its
 /// block's slowest lane is done, with no refill, outbox or group setup.
-/// Measured on Sapphire Rapids class (README), paired runs at 96 to 192
-/// keys with each path forced: the crossover falls as keys take more
-/// iterations. With IEEE division it is about 175 keys at N = 10, 145 at
-/// N = 30 and 120 from N = 100 (112 keys: blocks 1-4% faster; 128: the
-/// loop 1-3% faster), so 160 below 32 buckets (within 3% of either side)
-/// and 120 from there. When some vectors take the refined reciprocal
-/// (`refined`), blocks are smaller ([`BLOCK_REFINED`]) and the crossover
-/// lower: about 140 keys at N = 10, 112 at N = 30 and 75-80 from N = 1000
-/// (measured with `hybrid`), hence 128 and 80.
+/// Each limit is the measured crossover with the loop (see docs/kernels.md).
 fn short_max(num_buckets: u32, refined: bool) -> usize {
     match (refined, num_buckets < 32) {
         (false, true) => 160,
@@ -57,8 +43,7 @@ fn short_max(num_buckets: u32, refined: bool) -> usize {
 const BLOCK: usize = 8 * LANES;
 
 /// [`BLOCK`] when some vectors take the refined reciprocal: 6 vectors, as
-/// in the loop ([`GROUPS_REFINED`]). Measured with `hybrid`: a block of 32
-/// keys runs at 3.5x Figure 1, one of 24 at 3.9-4.0x.
+/// in the loop ([`GROUPS_REFINED`]), measured faster than 8 (see docs/kernels.md).
 const BLOCK_REFINED: usize = 6 * LANES;
 
 /// Computes Figure 1 for every key, dividing as `division` says.
@@ -124,10 +109,8 @@ fn short<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, out:
 
 /// 3 or 4 keys in one vector with IEEE division ([`block`]), for the
 /// AVX-512 kernel: one 4-lane vector has a shorter chain than one 8-lane
-/// vector half empty (on the Sapphire Rapids-class host, 2.7x Figure 1 at
-/// 4 keys and N = 1000 against 2.2x, paired runs). Kept out of line so
-/// that it is compiled for AVX2 alone: inlined into the AVX-512 kernel, it
-/// ran no faster than the 8-lane vector.
+/// vector half empty. Out of line, so that it is compiled for AVX2 alone,
+/// which is what makes it faster (see docs/kernels.md).
 #[inline(never)]
 #[target_feature(enable = "avx2,fma")]
 pub(super) fn four(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
@@ -281,9 +264,7 @@ struct Feed<'a> {
 impl Feed<'_> {
     /// Loads the next keys into the `free` lanes (`free_lanes` is the same
     /// mask as a vector), or as many as remain, the others going idle.
-    /// (Without its prefetch, the scalar bookkeeping's largest part, the
-    /// loop measured no faster at any length: it is bound by its vector
-    /// ports.)
+    /// The prefetch is free: the loop is bound by its vector ports (see docs/kernels.md).
     #[inline]
     #[target_feature(enable = "avx2,popcnt")]
     fn refill(&mut self, lanes: &mut Lanes, free: u32, free_lanes: __m256i) {
@@ -342,9 +323,8 @@ fn lane_mask(mask: u32) -> __m256i {
 /// `state * M + 1` mod 2^64 from 32-bit multiplies (AVX2 has no 64-bit
 /// one): the low halves' full product, plus the two cross products' sum,
 /// mod 2^32, in the high half, with the `+ 1` in the low half. The high
-/// halves' product only reaches bits 64 and above. (7 uops where shifting
-/// and adding the 1 separately took 8; in the loop the gain was within the
-/// run-to-run noise.)
+/// halves' product only reaches bits 64 and above. 7 uops, one fewer than
+/// adding the 1 apart (see docs/kernels.md).
 #[inline]
 #[target_feature(enable = "avx2")]
 fn lcg(state: __m256i) -> __m256i {
@@ -366,26 +346,12 @@ fn lcg(state: __m256i) -> __m256i {
 /// the reorder window to find them. A lane whose `x` reaches its limit
 /// joins `finished` and keeps its answer in `prev`.
 ///
-/// `hybrid` refines every other vector's reciprocal. One in three (of 6
-/// groups) or one in four (of 8) was slower than IEEE division on Sapphire
-/// Rapids class, where the step costs about as much without its division
-/// as with it (timed apart from the loop): the vector ports are full, and
-/// the refinement adds ten operations to them. One in eight was 2-7%
-/// slower on Emerald Rapids (paired runs at 4096 keys), although there the
-/// loop leaves the divider idle a quarter of the time (8.3 core cycles
-/// per division; the loop, 11 per vector-iteration at N = 1000).
-///
-/// Also slower, with the whole-round refill: `b` updated unconditionally
-/// and the answer kept in a vector of its own (1.5-5%), and the finish
-/// test as an integer compare of the bits (`vpcmpgtq`, on port 5: 7%), or
-/// as the sign of `x - N` kept by an and, with `b` blended by that sign
-/// (which moves two operations off ports 0 and 1 but adds one: 7%). Every
-/// group's division issued before any group's use of its quotient: level.
+/// `hybrid` refines every other vector's reciprocal: smaller shares, and
+/// the other forms of this step tried, were slower (see docs/kernels.md).
 ///
 /// With `ONE_LIMIT`, every lane compares with `limit` instead of its
 /// group's own: while every lane holds a key, all limits are `N`, and one
-/// register holding it spares a load per group and step (3% faster from
-/// 1024 keys, paired runs).
+/// register holding it spares a load per group and step.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn step<const G: usize, const EVEN: bool, const ODD: bool, const ONE_LIMIT: bool>(
@@ -411,8 +377,7 @@ fn step<const G: usize, const EVEN: bool, const ODD: bool, const ONE_LIMIT: bool
         // b = j = trunc(x) < N for the lanes that go on. Their trunc(x)
         // is above b (x = (b + 1) q with q >= 1), so a max against b
         // keeps b in finished lanes once their x is zeroed: 4 uops where a
-        // blend and a rounding take 5 (2-3% faster here; no gain measured
-        // in `block`).
+        // blend and a rounding take 5 (see docs/kernels.md).
         let going_on = _mm256_andnot_pd(*finished, x);
         let truncated = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(going_on);
         lanes.prev = _mm256_max_pd(lanes.prev, truncated);
@@ -506,9 +471,7 @@ fn start<const G: usize>(feed: &mut Feed, limit: __m256d) -> [Lanes; G] {
 /// Once the keys run out, lanes go idle, but a step costs as much for an
 /// idle lane as for a live one while the slowest keys finish: so the live
 /// lanes move into fewer groups ([`compact`]) as soon as they fit, as in
-/// the AVX-512 kernel. (Measured, paired runs, with 6 groups packed into
-/// 3 then 1: level to 4% faster from 192 to 1024 keys; the packing is
-/// also what lets [`GROUPS`] be 8 without a longer drain.)
+/// the AVX-512 kernel (see docs/kernels.md).
 #[inline]
 #[target_feature(enable = "avx2,fma,popcnt")]
 fn rounds<const G: usize, const H: usize, const S: usize, const EVEN: bool, const ODD: bool>(
@@ -521,11 +484,7 @@ fn rounds<const G: usize, const H: usize, const S: usize, const EVEN: bool, cons
     while feed.idle < (G - H) * LANES {
         outbox.make_room(G * LANES, out);
         let mut finished = [_mm256_setzero_pd(); G];
-        // Written out rather than looped: measured 4-7% faster from
-        // N = 1000 (the first step, for one, then skips or-ing into an
-        // empty `finished`); the same unrolling slowed the AVX-512 loop,
-        // whose masks it spilled. (Nor in a function of their own, which
-        // LLVM then kept out of line: 4% slower.)
+        // Written out rather than looped, which measured faster here (see docs/kernels.md).
         let unused = _mm256_setzero_pd();
         step::<G, EVEN, ODD, false>(groups, &mut finished, unused);
         step::<G, EVEN, ODD, false>(groups, &mut finished, unused);
@@ -546,18 +505,11 @@ fn rounds<const G: usize, const H: usize, const S: usize, const EVEN: bool, cons
 /// a round can free (`G * LANES`), so that every refill finds its keys:
 /// one bounds check, two prefetches and one outbox reservation a round
 /// instead of one each a group, and one register for the limit `N`
-/// ([`step`]). Measured, paired runs: 5-8% faster from 1024 keys than the
-/// per-group [`retire`] and [`Feed::refill`], which [`rounds`] keeps for
-/// the last keys. `limit` holds `N` in every lane.
+/// ([`step`]): faster than the per-group [`retire`] and [`Feed::refill`],
+/// which [`rounds`] keeps for the last keys. `limit` holds `N` in every lane.
 ///
-/// Written into the loop rather than called: LLVM kept a separate function
-/// out of line, and the call cost 1-2% (all groups' state through memory).
-/// Following each group's refill with its first step of the next round,
-/// to mix the refill's operations into the steps', was 4% slower. So was
-/// staggering the refills, a quarter of the groups after each step (a
-/// third, for 3 steps), so that the divider never waits on a whole round's
-/// refills at once: 1-4% slower at N = 1000 and level at 10^6 (Emerald
-/// Rapids, paired runs at 4096 keys).
+/// Inlined into the loop, every refill after every step: the other
+/// arrangements tried were slower (see docs/kernels.md).
 #[inline]
 #[target_feature(enable = "avx2,fma,popcnt")]
 fn full_rounds<const G: usize, const S: usize, const EVEN: bool, const ODD: bool>(
@@ -618,12 +570,9 @@ fn full_rounds<const G: usize, const S: usize, const EVEN: bool, const ODD: bool
             };
             let take = _mm256_castpd_si256(finished);
             lanes.state = _mm256_blendv_epi8(lanes.state, keys, take);
-            // The positions by a masked store, not a blend: the steps never
-            // read them, so they stay in memory, and the store takes one
-            // vector uop where the blend takes three (1-3% faster). The
-            // state's blend stays: the next step reloads it at once, and a
-            // load that overlaps a masked store still in flight waits for
-            // it (3% slower).
+            // Positions by a masked store: one uop, and the steps never read
+            // them. The state by a blend: the next step loads it at once, and
+            // would wait for a masked store in flight (see docs/kernels.md).
             // SAFETY: the store writes only lanes of `lanes.position`, a
             // 32-byte vector, the 4 lanes `take` selects from.
             unsafe {

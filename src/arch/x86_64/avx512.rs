@@ -11,12 +11,11 @@ use core::arch::x86_64::*;
 use super::outbox::{packed_position, Outbox, CHUNK, PACK_BIAS_F64};
 use super::quotient::{quotient_512, scaled_divisor_512};
 use super::{lowest_lanes, prefetch};
-use crate::scalar::{self, LCG_MULTIPLIER};
+use crate::kernel::scalar::{self, LCG_MULTIPLIER};
 use crate::Division;
 
 /// Vectors advanced in turn, so that their dependency chains (multiply,
-/// divide, FMA, compare, refill) overlap. Measured: 8 is at the plateau
-/// (4 reached about 60% of it; 12 gains under 3%).
+/// divide, FMA, compare, refill) overlap: 8 reach the plateau (see docs/kernels.md).
 const GROUPS: usize = 8;
 
 const LANES: usize = 8;
@@ -24,11 +23,8 @@ const LANES: usize = 8;
 /// Batches up to this long take the short path ([`short`]) when the
 /// refined reciprocal runs on some vectors: blocks of up to 64 keys (8
 /// vectors), each vector loaded once and run until its block's slowest lane
-/// is done, with no refill, outbox or group setup. Measured on Sapphire
-/// Rapids class (README): from N = 1000 the refilling loop is level with
-/// blocks at 192 keys and 4-5% faster at 256; at N = 10, where keys take 3
-/// iterations and the loop's setup weighs more, blocks are still 10%
-/// faster at 256 keys.
+/// is done, with no refill, outbox or group setup. Each limit is the
+/// measured crossover with the loop (see docs/kernels.md).
 fn short_max(num_buckets: u32) -> usize {
     if crate::arch::long_keys(num_buckets) {
         192
@@ -38,9 +34,8 @@ fn short_max(num_buckets: u32) -> usize {
 }
 
 /// [`short_max`] when every vector divides: blocks then waste the
-/// divider's time on lanes that finished early (a block of 64 keys costs
-/// half as much again per key as the loop at full length), so from 65 keys the
-/// refilling loop is faster.
+/// divider's time on lanes that finished early, so from 65 keys the
+/// refilling loop is faster (see docs/kernels.md).
 const SHORT_MAX_IEEE: usize = 64;
 
 /// Keys per block of the short path: 8 vectors, as many as the refilling
@@ -254,22 +249,7 @@ fn lcg(state: __m512i) -> __m512i {
     _mm512_add_epi64(product, _mm512_set1_epi64(1))
 }
 
-// Measured on Emerald Rapids and left out, in the loop as it was before
-// its rounds were batched (each group's round and refill in turn), because
-// none beat the run-to-run noise (about 5% under load, paired runs, best
-// of 3): each round's states computed from its first (multiplies in
-// parallel instead of a chain); truncation by a round-toward-zero add of
-// 2^52 instead of `vrndscalepd`, with or without `b + 1 + 2^52` kept
-// biased; 12 or 16 groups for Newton. In the batched loop: 4, 6 or 7
-// groups lose 3 to 10%; refilling all groups from one 64-key window, or
-// keeping every group in registers (the compiler then spills in the
-// steps), lose 5 to 15%. With the lanes packed as the keys run out, no
-// change beyond the noise (both kernels): one `limit` register for all
-// groups, idle lanes kept out of the retire by a mask instead of a NaN
-// limit (8 fewer registers in use); an outbox left uninitialised instead
-// of zeroed (4 KiB a call, about 1% at 256 keys). 12 groups packed into 6,
-// 2 then 1 lose 8-10% with hybrid division (where 8 won on AVX2, whose
-// vectors carry half the lanes).
+// The step and loop below are the fastest forms measured (see docs/kernels.md).
 /// One Figure 1 iteration on every group's lanes that are still active,
 /// the groups interleaved so that their chains overlap without relying on
 /// the reorder window to find them. An active lane whose `x` reaches its
@@ -377,15 +357,12 @@ fn run<const S: usize, const EVEN: bool, const ODD: bool>(
 /// idle, but a step costs as much for an idle lane as for a live one, and
 /// the last keys in flight include the slowest: so the live lanes move into
 /// half as many groups ([`compact`]) each time they fit, and the steps that
-/// wait for the slowest keys cost less (measured, paired runs of
-/// `jumpshard bench --sizes`: 2-4% faster at 256 to 1024 keys, where that
-/// wait is a large part of the call).
+/// wait for the slowest keys cost less.
 ///
 /// Stepping all groups before any refill, rather than each group's whole
 /// round and refill in turn, is what keeps the divider and FMA ports busy:
-/// one group's round is a chain of about 90 cycles, and the reorder window
-/// could not hold enough of the next groups' work to hide it (measured on
-/// Emerald Rapids: 8.5x Figure 1 before, 10-11x after, at N >= 10^6).
+/// one group's round is a chain of about 90 cycles, too long for the
+/// reorder window to hide (see docs/kernels.md).
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,popcnt")]
 fn rounds<const G: usize, const H: usize, const S: usize, const EVEN: bool, const ODD: bool>(
@@ -414,11 +391,9 @@ fn rounds<const G: usize, const H: usize, const S: usize, const EVEN: bool, cons
 /// The rounds of the first `G` groups while the keys left fill every lane
 /// a round can free (`G * LANES`), so that every refill finds its keys:
 /// one bounds check, two prefetches and one outbox reservation a round
-/// instead of one each a group. Measured, paired runs: 3% faster at 4096
-/// keys, 2% at 256, than the per-group [`retire`] and [`Feed::refill`],
-/// which [`rounds`] keeps for the last keys. Written into the loop rather
-/// than called, as in the AVX2 kernel: LLVM kept a separate function out
-/// of line, and the call cost 2% at 256 keys.
+/// instead of one each a group: faster than the per-group [`retire`] and
+/// [`Feed::refill`], which [`rounds`] keeps for the last keys. Written into
+/// the loop: LLVM keeps a separate function out of line (see docs/kernels.md).
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,popcnt")]
 fn full_rounds<const G: usize, const S: usize, const EVEN: bool, const ODD: bool>(
@@ -493,8 +468,7 @@ fn compact<const G: usize, const H: usize>(
     const { assert!(H < G) };
     // Room for `G` vectors, where `H` hold the live lanes: each group's
     // full-width store starts at most `H * LANES` in, so it stays inside.
-    // (Left uninitialised, with masked loads of the live lanes below, the
-    // arrays measured level at 256 keys: their zeroing costs nothing.)
+    // Zeroed, as that costs nothing measurable (see docs/kernels.md).
     let mut state = [[0u64; LANES]; G];
     let mut prev = [[0f64; LANES]; G];
     let mut position = [[0u64; LANES]; G];

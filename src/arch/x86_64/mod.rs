@@ -30,11 +30,10 @@
 //!   ([`crate::arch::long_keys`]). Each iteration steps every group in
 //!   turn, so that the independent chains sit next to each other in the
 //!   instruction stream; only after the round are the groups retired and
-//!   refilled. (Running each group's whole round and refill in turn left
-//!   each round's ~90-cycle chain for the reorder window to overlap, and
-//!   it could not: 25-30% slower.) A lane that finishes mid-round keeps
-//!   its answer and ignores the rest of the round, so that the refill and
-//!   outbox work below is paid once a round.
+//!   refilled (each group's round in turn leaves a ~90-cycle chain the
+//!   reorder window cannot hide; see docs/kernels.md). A lane that
+//!   finishes mid-round keeps its answer and ignores the rest of the
+//!   round, so that the refill and outbox work below is paid once a round.
 //! - After the round, finished lanes' answers are packed as
 //!   `(position << 32) | b`, compressed to the front of a vector and stored
 //!   with one unconditional store into the [`outbox`], which is copied to

@@ -1,8 +1,8 @@
 //! Answers in the order keys finish, written back to `out` in batches.
 //!
 //! Keys finish out of order, a few per iteration. Rather than scattering
-//! each answer as it comes (a masked `vpscatterqd` measured a quarter slower
-//! on AVX-512 here) or branching per finished lane (unpredictable), a kernel packs each finished lane as
+//! each answer as it comes (slower: see docs/kernels.md) or branching per
+//! finished lane (unpredictable), a kernel packs each finished lane as
 //! `(position << 32) | bucket` and appends a whole vector of them, finished
 //! lanes first, with one unconditional store; only the count of finished
 //! lanes advances the fill level. A scalar loop the branch predictor
@@ -39,7 +39,8 @@ pub(super) struct Outbox {
 
 impl Outbox {
     const CAPACITY: usize = 512;
-    /// Answers [`Outbox::trickle`] writes at a time.
+    /// Answers [`Outbox::trickle`] writes at a time: 16 measured ahead of 8
+    /// and 24, level with 32 (see docs/kernels.md).
     const TRICKLE: usize = 16;
 
     pub(super) fn new() -> Outbox {
@@ -84,18 +85,8 @@ impl Outbox {
     /// Writes the oldest [`Outbox::TRICKLE`] waiting answers, if there are
     /// that many. Kernels call it once a round, so that the copy, scalar
     /// work on other ports, overlaps their vector work instead of stopping
-    /// it for a whole outbox at a time (measured, paired runs: 1-3% faster
-    /// from 1024 keys on both kernels than flushing alone).
-    ///
-    /// A round brings about 14 (AVX2) or 20 (AVX-512) answers at N=1000, so
-    /// the trickle must take more than that to keep up: at 8 a round the
-    /// backlog grew until the outbox filled and a whole-outbox flush
-    /// stopped the vectors anyway. At 16, five alternating paired runs on
-    /// Emerald Rapids put both kernels 1-5% ahead of 8 from 256 keys (AVX2
-    /// at 4096 keys, N=1000: 7.18x Figure 1 against 6.98x). The test holds
-    /// in most rounds, and when it fails the backlog is small. Also
-    /// measured (four alternating runs): 32, within 1% of 16 either way;
-    /// 24, 1-4% slower than 16.
+    /// it for a whole outbox at a time. The test holds in most rounds, and
+    /// when it fails the backlog is small.
     #[inline]
     pub(super) fn trickle(&mut self, out: &mut [u32]) {
         if self.len - self.written >= Outbox::TRICKLE {

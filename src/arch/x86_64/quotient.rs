@@ -18,9 +18,10 @@
 //!   replacement of an IEEE operation, so the exhaustive tests below check
 //!   it, like the division, against Figure 1's `2^31 / d` for every one of
 //!   the 2^31 divisors. It costs six (AVX-512) or ten (AVX2, with its
-//!   conversions) floating-point operations where division costs one, but they run on the FMA ports, which on
-//!   CPUs with a slow divider (Intel's `vdivpd zmm` takes 16 cycles) are
-//!   idle while the divider is the bottleneck.
+//!   conversions) floating-point operations where division costs one, but
+//!   they run on the FMA ports, which on CPUs with a slow divider (Intel's
+//!   `vdivpd zmm` takes 16 cycles) are idle while the divider is the
+//!   bottleneck.
 
 use core::arch::x86_64::*;
 
@@ -45,10 +46,8 @@ pub(super) fn scaled_divisor_512(state: __m512i) -> __m512d {
     _mm512_sub_pd(_mm512_castsi512_pd(biased), _mm512_set1_pd(SCALED_OFFSET))
 }
 
-/// `D = ((state >> 33) + 1) 2^-31`, exact, for four LCG states. (Moving
-/// the high halves down by a shuffle, masked and blended under 2^20's
-/// exponent, takes the shift off the ports that multiply; measured on
-/// Sapphire Rapids class, the AVX2 loop was then 20% slower.)
+/// `D = ((state >> 33) + 1) 2^-31`, exact, for four LCG states. A shift,
+/// measured faster than a shuffle that spares the multiply ports (see docs/kernels.md).
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(super) fn scaled_divisor_256(state: __m256i) -> __m256d {

@@ -6,7 +6,7 @@
 
 use core::arch::x86_64::*;
 
-use crate::select::{select_from, Staged};
+use crate::plan::filter::{select_from, Staged};
 
 /// The selection of `crate::select`, 16 keys per step; the last fewer than
 /// 16 keys go through the portable loop.

@@ -8,7 +8,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use super::status::jumpshard_status;
+use crate::status::jumpshard_status;
 
 /// Runs `f`, returning `on_panic` if it panics.
 ///

@@ -8,19 +8,18 @@
 
 use std::cell::Cell;
 
-use super::buffers::{out_u32, Buffer};
-use super::guard::guard_status;
-use super::status::jumpshard_status::{
+use crate::buffers::{out_u32, Buffer};
+use crate::guard::guard_status;
+use crate::status::jumpshard_status::{
     self, JUMPSHARD_ERROR_CAPACITY, JUMPSHARD_ERROR_OVERLAPPING_BUFFERS,
 };
-use crate::plan::Blocks;
-use crate::{BucketCount, MovePlan, Resize};
+use jumpshard::{BucketCount, MovePlan, PlanScratch, Resize};
 
 thread_local! {
     /// The block buffers of the last plan on this thread (about 200 KB),
     /// kept for the next: allocating and faulting them in anew cost about
     /// 10% of a plan over 10^5 keys. Freed when the thread exits.
-    static BLOCKS: Cell<Option<Blocks>> = const { Cell::new(None) };
+    static SCRATCH: Cell<Option<PlanScratch>> = const { Cell::new(None) };
 }
 
 /// The checked arguments of both plan functions.
@@ -112,19 +111,21 @@ impl<'a> Plan<'a> {
             // New buffers on a thread's first plan, and when its
             // thread-local storage is already destroyed (a call from a
             // thread-exit destructor).
-            let mut blocks = BLOCKS
+            let mut scratch = SCRATCH
                 .try_with(Cell::take)
                 .ok()
                 .flatten()
                 .unwrap_or_default();
-            *self.moved = self.resize.plan_into(
+            let moved = self.resize.plan_into(
                 self.keys,
-                &mut blocks,
+                &mut scratch,
                 self.positions,
                 self.sources,
                 self.destinations,
             );
-            let _ = BLOCKS.try_with(|cached| cached.set(Some(blocks)));
+            let _ = SCRATCH.try_with(|cached| cached.set(Some(scratch)));
+            // The capacity covers every key, so the columns are long enough.
+            *self.moved = moved.map_err(|e| jumpshard_status::of(&e))?;
             return Ok(());
         }
         let mut plan = MovePlan::new();
@@ -136,7 +137,7 @@ impl<'a> Plan<'a> {
     #[cfg(feature = "parallel")]
     fn run_parallel(self, threads: usize) -> Result<(), jumpshard_status> {
         let mut parts = Vec::new();
-        match self.resize.plan_runs(self.keys, 0, &mut parts, threads) {
+        match self.resize.plan_parts(self.keys, 0, &mut parts, threads) {
             true => self.write(&parts),
             false => self.run(),
         }

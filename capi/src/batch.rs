@@ -1,9 +1,9 @@
 //! The hashing functions: one key, a batch, a batch on many threads.
 
-use super::buffers::Buffers;
-use super::guard::{guard, guard_status};
-use super::status::jumpshard_status;
-use crate::BucketCount;
+use crate::buffers::Buffers;
+use crate::guard::{guard, guard_status};
+use crate::status::jumpshard_status;
+use jumpshard::BucketCount;
 
 /// The bucket of `key` among `num_buckets`: exactly what Figure 1 of
 /// Lamping and Veach returns, including -1 when `num_buckets <= 0`.
@@ -12,7 +12,7 @@ use crate::BucketCount;
 pub extern "C" fn jumpshard_bucket(key: u64, num_buckets: i32) -> i32 {
     guard(-1, || match BucketCount::try_from(num_buckets) {
         // Buckets are below num_buckets <= INT32_MAX, so the cast is exact.
-        Ok(n) => crate::bucket(key, n) as i32,
+        Ok(n) => jumpshard::bucket(key, n) as i32,
         Err(_) => -1,
     })
 }
@@ -65,7 +65,7 @@ pub unsafe extern "C" fn jumpshard_batch(
         // SAFETY: the caller's contract, stated above, is the one `checked`
         // needs.
         let (buffers, n) = unsafe { checked(keys, len, num_buckets, out) }?;
-        crate::batch(buffers.keys, n, buffers.out).map_err(|e| jumpshard_status::of(&e))
+        jumpshard::batch(buffers.keys, n, buffers.out).map_err(|e| jumpshard_status::of(&e))
     })
 }
 
@@ -91,12 +91,12 @@ pub unsafe extern "C" fn jumpshard_batch_parallel(
         // needs.
         let (buffers, n) = unsafe { checked(keys, len, num_buckets, out) }?;
         #[cfg(feature = "parallel")]
-        let result = crate::batch_parallel(buffers.keys, n, buffers.out, threads);
+        let result = jumpshard::batch_parallel(buffers.keys, n, buffers.out, threads);
         // Without the thread pool the batch runs on the calling thread.
         #[cfg(not(feature = "parallel"))]
         let result = {
             let _ = threads;
-            crate::batch(buffers.keys, n, buffers.out)
+            jumpshard::batch(buffers.keys, n, buffers.out)
         };
         result.map_err(|e| jumpshard_status::of(&e))
     })

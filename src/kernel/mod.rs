@@ -4,14 +4,25 @@
 //! runs: [`Kernel::detect`], [`Kernel::scalar`] and the per-ISA constructors
 //! check first. That is what makes [`Kernel::batch`] safe to call on any
 //! kernel value, and it is the only place the arch modules are entered.
+//!
+//! The rest of the choice lives beside it: [`cpu`] identifies the CPU,
+//! [`division`] holds the strategies and the per-CPU table that picks one,
+//! and [`active`] caches the kernel that plain batch calls use, with the
+//! environment overrides. [`scalar`] is the portable loop every kernel
+//! must match.
+
+pub(crate) mod active;
+pub(crate) mod cpu;
+pub(crate) mod division;
+pub(crate) mod scalar;
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use crate::arch;
 #[cfg(target_arch = "x86_64")]
-use crate::division::{preferred, Width};
-#[cfg(target_arch = "x86_64")]
 use crate::Cpu;
-use crate::{scalar, BucketCount, Division, Error};
+use crate::{BucketCount, Division, Error};
+#[cfg(target_arch = "x86_64")]
+use division::{preferred, Width};
 
 /// An implementation of the batch loop: the portable scalar one, or one for
 /// a SIMD instruction set this CPU has been checked to run.
@@ -289,7 +300,7 @@ impl Kernel {
         buckets: &[u32],
         threshold: u32,
         base: u64,
-        staged: &mut crate::select::Staged,
+        staged: &mut crate::plan::filter::Staged,
     ) -> usize {
         assert!(keys.len() == buckets.len() && staged.keys.len() >= keys.len());
         match self.isa {
@@ -300,7 +311,7 @@ impl Kernel {
             Isa::Avx512 => unsafe {
                 crate::arch::x86_64::select::select(keys, buckets, threshold, base, staged)
             },
-            _ => crate::select::select_from(keys, buckets, threshold, base, staged, 0, 0),
+            _ => crate::plan::filter::select_from(keys, buckets, threshold, base, staged, 0, 0),
         }
     }
 

@@ -359,7 +359,7 @@ fn version_is_cargo_toml_s_and_the_header_s() {
         env!("CARGO_PKG_VERSION")
     );
 
-    let header = include_str!("../include/jumpshard.h");
+    let header = include_str!("../../include/jumpshard.h");
     let define = |name: &str| -> String {
         let prefix = format!("#define {name} ");
         let line = header

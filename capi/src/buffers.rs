@@ -3,7 +3,7 @@
 
 use core::mem::{align_of, size_of};
 
-use super::status::jumpshard_status::{
+use crate::status::jumpshard_status::{
     self, JUMPSHARD_ERROR_INVALID_LENGTH, JUMPSHARD_ERROR_MISALIGNED_POINTER,
     JUMPSHARD_ERROR_NULL_POINTER, JUMPSHARD_ERROR_OVERLAPPING_BUFFERS,
 };

@@ -2,7 +2,7 @@
 
 use core::ffi::{c_char, CStr};
 
-use super::guard::guard;
+use crate::guard::guard;
 
 /// Cargo.toml's version, NUL-terminated at compile time.
 const VERSION: &CStr =

@@ -73,7 +73,7 @@ mod tests {
         let mut state = 0x5E1Eu64;
         let mut next_u64 = || {
             state = state
-                .wrapping_mul(crate::scalar::LCG_MULTIPLIER)
+                .wrapping_mul(crate::kernel::scalar::LCG_MULTIPLIER)
                 .wrapping_add(0x9E37_79B9_7F4A_7C15);
             state ^ (state >> 29)
         };

@@ -2,9 +2,9 @@
 
 use core::ffi::{c_char, CStr};
 
-use super::guard::{guard, guard_status};
-use super::status::jumpshard_status;
-use crate::{active_kernel, set_active_kernel, Kernel};
+use crate::guard::{guard, guard_status};
+use crate::status::jumpshard_status;
+use jumpshard::{active_kernel, set_active_kernel, Kernel};
 
 /// [`Kernel::NAMES`] as C strings, in the same order (a test checks).
 const C_NAMES: [&CStr; 4] = [c"scalar", c"avx2", c"avx512", c"neon"];

@@ -2,8 +2,8 @@
 
 use core::ffi::{c_char, CStr};
 
-use super::guard::guard;
-use crate::Error;
+use crate::guard::guard;
+use jumpshard::Error;
 
 /// What every fallible function returns: `JUMPSHARD_OK` (0) on success,
 /// otherwise one code per kind of error. The values are part of the ABI:
@@ -120,6 +120,9 @@ impl jumpshard_status {
             Error::OffsetCount { .. }
             | Error::OffsetOutOfRange { .. }
             | Error::OffsetDecreasing { .. } => jumpshard_status::JUMPSHARD_ERROR_INVALID_OFFSETS,
+            // The library's errors are non-exhaustive; one this crate does
+            // not map yet is a bug here, reported as such.
+            _ => jumpshard_status::JUMPSHARD_ERROR_PANIC,
         }
     }
 }

@@ -36,7 +36,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::{active_kernel, NodeTable};
+use crate::plan::counter::tally;
+use crate::{active_kernel, NodeTable, PlanScratch};
 
 /// A change from an old table to a new one, ready to plan batches of keys.
 #[derive(Clone, Debug)]
@@ -122,8 +123,8 @@ impl TableChange {
     pub fn nodes_of(&self, key: u64) -> (u32, u32) {
         let n = self.old_slots.len() as u32;
         let m = self.new_slots.len() as u32;
-        let old = crate::scalar::jump(key, n);
-        let new = crate::scalar::jump(key, m);
+        let old = crate::kernel::scalar::jump(key, n);
+        let new = crate::kernel::scalar::jump(key, m);
         (self.old_slots[old as usize], self.new_slots[new as usize])
     }
 
@@ -137,38 +138,34 @@ impl TableChange {
         let grows = m >= n;
         let (decider, common) = (n.max(m), n.min(m));
         plan.reset(self, keys.len());
-        plan.decided.clear();
-        plan.decided.resize(decider, 0);
-        plan.second.clear();
-        plan.second.resize(common, 0);
-        const BLOCK: usize = 8192;
-        let block_len = BLOCK.min(keys.len());
-        plan.buckets.resize(block_len, 0);
-        plan.staged.reserve_block(block_len);
-        let counts = &mut plan.counts;
-        for (block, keys) in keys.chunks(BLOCK).enumerate() {
-            let buckets = &mut plan.buckets[..keys.len()];
-            kernel.run(keys, decider as u32, buckets);
-            count(&mut plan.decided, buckets);
-            let base = first_position + (block * BLOCK) as u64;
-            let movers = if common < decider {
-                kernel.select(keys, buckets, common as u32, base, &mut plan.staged)
-            } else {
-                0
-            };
-            plan.evaluated.resize(movers, 0);
-            kernel.run(
-                &plan.staged.keys[..movers],
-                common as u32,
-                &mut plan.evaluated,
-            );
-            count(&mut plan.second, &plan.evaluated);
+        let NodePlan {
+            positions,
+            from,
+            to,
+            counts,
+            decided,
+            second,
+            scratch,
+            evaluated,
+            pairs,
+        } = plan;
+        decided.clear();
+        decided.resize(decider, 0);
+        second.clear();
+        second.resize(common, 0);
+        let thresholds = (decider as u32, common as u32);
+        scratch.run(kernel, keys, first_position, thresholds, |block| {
+            tally(decided, 0, block.buckets);
+            let movers = block.movers;
+            evaluated.resize(movers, 0);
+            kernel.run(&block.staged.keys[..movers], common as u32, evaluated);
+            tally(second, 0, evaluated);
             counts.bucket_changes += movers as u64;
             // The movers' (old node, new node), counted in the matrix
             // without a branch (a key staying on its node adds 0 to the
             // diagonal) unless there are too many nodes for one.
-            plan.pairs.clear();
-            let movers_pairs = plan.staged.buckets[..movers].iter().zip(&plan.evaluated);
+            pairs.clear();
+            let movers_pairs = block.staged.buckets[..movers].iter().zip(&*evaluated);
             let (old_slots, new_slots) = (&self.old_slots, &self.new_slots);
             let transfers = &mut counts.transfers;
             let width = transfers.nodes;
@@ -188,52 +185,50 @@ impl TableChange {
                     None => transfers.add(pair, moves),
                 }
                 if list_moves {
-                    plan.pairs.push(pair);
+                    pairs.push(pair);
                 }
             }
             if !list_moves {
-                continue;
+                return;
             }
-            if self.reassigned.is_empty() {
-                for (i, &(old, new)) in plan.pairs.iter().enumerate() {
-                    if old != new {
-                        plan.positions.push(plan.staged.positions[i]);
-                        plan.from.push(old);
-                        plan.to.push(new);
-                    }
+            let mut push = |position: u64, (old, new): (u32, u32)| {
+                if old != new {
+                    positions.push(position);
+                    from.push(old);
+                    to.push(new);
                 }
-                continue;
+            };
+            if self.reassigned.is_empty() {
+                for (i, &pair) in pairs.iter().enumerate() {
+                    push(block.staged.positions[i], pair);
+                }
+                return;
             }
             // Keys whose slot changed hands lie between the movers: walk
             // the block in order.
             let mut next = 0;
-            for (i, &b) in buckets.iter().enumerate() {
-                let (old, new) = if b as usize >= common {
+            for (i, &b) in block.buckets.iter().enumerate() {
+                let pair = if b as usize >= common {
                     next += 1;
-                    plan.pairs[next - 1]
+                    pairs[next - 1]
                 } else if self.is_reassigned[b as usize] {
                     (self.old_slots[b as usize], self.new_slots[b as usize])
                 } else {
                     continue;
                 };
-                if old != new {
-                    plan.positions.push(base + i as u64);
-                    plan.from.push(old);
-                    plan.to.push(new);
-                }
+                push(block.base + i as u64, pair);
             }
-        }
+        });
         // The keys that kept their bucket number: in slot b < min(N, M)
         // of the deciding evaluation.
         for &slot in &self.reassigned {
             let pair = (self.old_slots[slot as usize], self.new_slots[slot as usize]);
-            counts.transfers.add(pair, plan.decided[slot as usize]);
+            counts.transfers.add(pair, decided[slot as usize]);
         }
         counts.moved = counts.transfers.total();
         // Growing (or keeping N), `decided` counts every key's new slot,
         // and an old slot holds its keys that stayed plus the movers whose
         // second evaluation lands there; shrinking, the other way round.
-        let (decided, second) = (&plan.decided, &plan.second);
         for (slot, &node) in self.old_slots.iter().enumerate() {
             let stayed_or_all = decided[slot];
             let arrived = if grows { second[slot] } else { 0 };
@@ -243,37 +238,6 @@ impl TableChange {
             let arrived = if grows { 0 } else { second[slot] };
             counts.load_after[node as usize] += decided[slot] + arrived;
         }
-    }
-}
-
-/// Adds one to `counts[b]` for each `b` in `buckets`.
-fn count(counts: &mut [u64], buckets: &[u32]) {
-    // Consecutive keys often share a bucket when there are few, and each
-    // increment would wait for the previous one's store: four interleaved
-    // copies of the counters break that chain.
-    const WAYS: usize = 4;
-    const SMALL: usize = 256;
-    if counts.len() > SMALL {
-        for &b in buckets {
-            counts[b as usize] += 1;
-        }
-        return;
-    }
-    // Blocks have at most 2^32 keys, so u32 counters do. Every bucket is
-    // below `counts.len() <= SMALL`, a power of two: the mask changes
-    // nothing but spares the bounds checks.
-    let mut ways = [[0u32; WAYS]; SMALL];
-    let mut quads = buckets.chunks_exact(WAYS);
-    for quad in &mut quads {
-        for (way, &b) in quad.iter().enumerate() {
-            ways[b as usize & (SMALL - 1)][way] += 1;
-        }
-    }
-    for &b in quads.remainder() {
-        ways[b as usize & (SMALL - 1)][0] += 1;
-    }
-    for (count, ways) in counts.iter_mut().zip(&ways) {
-        *count += ways.iter().map(|&n| u64::from(n)).sum::<u64>();
     }
 }
 
@@ -300,9 +264,8 @@ pub struct NodePlan {
     decided: Vec<u64>,
     /// Moving keys per slot of their second evaluation, at `min(N, M)`.
     second: Vec<u64>,
-    /// One block's deciding buckets.
-    buckets: Vec<u32>,
-    staged: crate::select::Staged,
+    /// One block's deciding buckets and movers.
+    scratch: PlanScratch,
     /// One block's movers' second buckets and (old node, new node).
     evaluated: Vec<u32>,
     pairs: Vec<(u32, u32)>,

@@ -1,10 +1,10 @@
 //! Byte-string keys: the pre-hash, one key's bucket, a batch of keys in the
 //! Arrow layout.
 
-use super::buffers::{out_u32, Buffer};
-use super::guard::{guard, guard_status};
-use super::status::jumpshard_status::{self, JUMPSHARD_ERROR_OVERLAPPING_BUFFERS};
-use crate::BucketCount;
+use crate::buffers::{out_u32, Buffer};
+use crate::guard::{guard, guard_status};
+use crate::status::jumpshard_status::{self, JUMPSHARD_ERROR_OVERLAPPING_BUFFERS};
+use jumpshard::BucketCount;
 
 /// Writes to `*out` the 64-bit key of the byte string `data[0..len]`: its
 /// XXH3-64 with seed 0, the hash `jumpshard_bucket_bytes` and
@@ -77,7 +77,7 @@ unsafe fn prehash_seeded(
         }
         // SAFETY: the caller promises `len` readable bytes, not written
         // during the call.
-        let key = crate::bytes::prehash_seeded(unsafe { data.slice() }, seed);
+        let key = jumpshard::bytes::prehash_seeded(unsafe { data.slice() }, seed);
         // SAFETY: the caller promises a writable `uint64_t` that no one else
         // accesses during the call; it is disjoint from `data`.
         let out = unsafe { out.slice_mut() };
@@ -112,7 +112,7 @@ pub unsafe extern "C" fn jumpshard_bucket_bytes(
         // during the call.
         let key = unsafe { data.slice() };
         // Buckets are below num_buckets <= INT32_MAX, so the cast is exact.
-        crate::bucket_bytes(key, n) as i32
+        jumpshard::bucket_bytes(key, n) as i32
     })
 }
 
@@ -236,7 +236,7 @@ unsafe fn batch_seeded(
         // SAFETY: the caller promises `out_len` writable outputs that no one
         // else accesses during the call; `out` overlaps neither input.
         let out = unsafe { out.slice_mut() };
-        crate::bytes::batch_bytes_seeded(data, offsets, seed, n, out)
+        jumpshard::bytes::batch_bytes_seeded(data, offsets, seed, n, out)
             .map_err(|e| jumpshard_status::of(&e))
     })
 }
@@ -253,7 +253,8 @@ mod tests {
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_ne_bytes()).collect();
         let data = words.as_ptr().cast::<u8>();
         let n = BucketCount::new(10).unwrap();
-        let want = [&bytes[0..1], &bytes[1..3], &bytes[3..8]].map(|k| crate::bucket_bytes(k, n));
+        let want =
+            [&bytes[0..1], &bytes[1..3], &bytes[3..8]].map(|k| jumpshard::bucket_bytes(k, n));
 
         let mut out = [-7i32; 3];
         // SAFETY: `data` covers the 32 bytes of `words`, which are also the
@@ -267,7 +268,7 @@ mod tests {
         // SAFETY: 5 readable bytes inside `words`, and one writable u64.
         let status = unsafe { jumpshard_prehash_bytes(data.wrapping_add(3), 5, &mut hash) };
         assert_eq!(status, jumpshard_status::JUMPSHARD_OK);
-        assert_eq!(hash, crate::bytes::prehash(&bytes[3..8]));
+        assert_eq!(hash, jumpshard::bytes::prehash(&bytes[3..8]));
         // SAFETY: 5 readable bytes inside `words`.
         let bucket = unsafe { jumpshard_bucket_bytes(data.wrapping_add(3), 5, 10) };
         assert_eq!(bucket, want[2] as i32);

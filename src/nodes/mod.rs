@@ -1,0 +1,48 @@
+//! Node tables: the side table that maps jump hash's dense bucket numbers
+//! to the hosts that serve them.
+//!
+//! Jump hash only knows buckets `0..N`; a cluster runs named nodes. A
+//! [`NodeTable`] is the list of names where entry `i` serves bucket `i`, so
+//! a key lives on `table[jump(key, table.len())]`. A name may serve several
+//! slots (a heavier node). Since bucket numbers must stay dense, a failed
+//! node in the middle is never deleted from the table (every later slot
+//! would shift); it is swapped with the last slot before shrinking, or its
+//! slot is pointed at a survivor (see [`TableChange`]).
+//!
+//! # The table file
+//!
+//! One slot per line, line `i + 1` serving bucket `i`, so a table of N
+//! lines is a cluster of N buckets. A line holds one name: any text
+//! without whitespace, control characters, `,` or `"` (so that names can
+//! stand in CSV move lists unquoted), not starting with `+`. A name listed
+//! again serves one more slot only when the repeat says so, written
+//! `+NAME`: an unmarked repeat is refused as an accident (a copy-paste
+//! error would otherwise silently double a node's load). Lines end in
+//! `\n` or `\r\n`; the last one may lack it. Empty lines are refused,
+//! since they would shift every later slot.
+//!
+//! ```
+//! use jumpshard::{BucketCount, NodeTable};
+//!
+//! let table = NodeTable::parse("alpha\nbeta\ngamma\n+alpha\n")?;
+//! assert_eq!(table.len(), 4);
+//! assert_eq!(table.nodes(), ["alpha", "beta", "gamma"]);
+//! assert_eq!(table.slot(3), "alpha");
+//! let key = 1253737204188795044;
+//! assert_eq!(table.node(key), table.slot(jumpshard::bucket(key, BucketCount::new(4)?) as usize));
+//! assert_eq!(table.to_text(), "alpha\nbeta\ngamma\n+alpha\n");
+//!
+//! let accident = NodeTable::parse("alpha\nbeta\nalpha\n").unwrap_err();
+//! assert_eq!(
+//!     accident.to_string(),
+//!     "line 3: \"alpha\" already serves the slot of line 1; \
+//!      write \"+alpha\" if it is meant to serve another slot (a heavier node)"
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod change;
+mod table;
+
+pub use change::{ChangeCounts, NodeMove, NodePlan, TableChange};
+pub use table::{NodeTable, TableError, MAX_SLOTS};
