@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: run test test-rust test-kernels test-consumers test-python lint check-header
+.PHONY: run test test-rust test-kernels test-consumers test-python lint check-header header
 .PHONY: install uninstall check-symbols fuzz miri test-huge
 
 # The main job on built-in data.
@@ -61,13 +61,16 @@ lint:
 	# libpython, and cross builds would need a target interpreter).
 	cd bindings/python && $(CARGO) fmt -- --check && $(CARGO) clippy --all-targets -- -D warnings
 
+# include/jumpshard.h is generated from the C ABI crate and checked in;
+# `make header` regenerates it, `make check-header` fails if it is stale.
+CBINDGEN = cbindgen --quiet --config capi/cbindgen.toml --output include/jumpshard.h capi
 check-header:
-	@if [ -f cbindgen.toml ]; then \
-	  cbindgen --quiet --config cbindgen.toml --verify --output include/jumpshard.h \
-	  || { echo "include/jumpshard.h is stale: regenerate it with cbindgen"; exit 1; }; \
-	fi
+	$(CBINDGEN) --verify || { echo "include/jumpshard.h is stale: run make header"; exit 1; }
 
-# Installation of the C library (see the README's "Install" section):
+header:
+	$(CBINDGEN)
+
+# Installation of the C library (see docs/c-abi.md):
 #   make install PREFIX=/usr/local [LIBDIR=...] [INCLUDEDIR=...] [DESTDIR=...]
 #   make uninstall (same variables) removes exactly the files installed.
 PREFIX ?= /usr/local
@@ -76,17 +79,17 @@ INCLUDEDIR ?= $(PREFIX)/include
 INSTALL_DIRS = --prefix "$(PREFIX)" --libdir "$(LIBDIR)" --includedir "$(INCLUDEDIR)" --destdir "$(DESTDIR)"
 
 install:
-	$(CARGO) build --release -p jumpshard
-	install/install install $(INSTALL_DIRS)
+	$(CARGO) build --release -p jumpshard-capi
+	capi/install/install install $(INSTALL_DIRS)
 
 uninstall:
-	install/install uninstall $(INSTALL_DIRS)
+	capi/install/install uninstall $(INSTALL_DIRS)
 
 # The shared library exports the C API alone: every defined dynamic symbol
 # is a jumpshard_* function, and its SONAME carries the ABI version.
 check-symbols:
-	$(CARGO) build --release -p jumpshard
-	install/check-symbols target/release/libjumpshard.so
+	$(CARGO) build --release -p jumpshard-capi
+	capi/install/check-symbols target/release/libjumpshard.so
 
 # Every fuzz target for FUZZ_SECONDS each (10 minutes by default; CI runs
 # 20 s each through the same script). Needs nightly and cargo-fuzz, which
@@ -100,6 +103,6 @@ miri:
 	.ci/miri
 
 # One batch of more than 2^32 keys through every kernel (tests/huge.rs);
-# not in `make test` (minutes: see the README).
+# not in `make test` (minutes: see docs/testing.md).
 test-huge:
 	$(CARGO) test --test huge -- --ignored --nocapture

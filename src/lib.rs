@@ -56,6 +56,11 @@ pub mod verify;
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
+/// The manual's Rust examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/rust.md")]
+pub struct RustManualDoctests;
+
 pub use buckets::BucketCount;
 pub use bytes::{batch_bytes, bucket_bytes};
 pub use error::Error;

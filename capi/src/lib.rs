@@ -27,5 +27,5 @@ mod version;
 /// symbols. Part of the unit tests rather than an integration test: the
 /// crate builds no rlib for an integration test to link (its lib name is
 /// the C library's, which the `jumpshard` rlib already has).
-#[cfg(all(test, not(miri)))]
+#[cfg(test)]
 mod tests;

@@ -30,15 +30,15 @@ struct Plan<'a> {
     /// needs more.
     capacity: usize,
     positions: &'a mut [u64],
-    sources: Option<&'a mut [u32]>,
-    destinations: &'a mut [u32],
+    from: Option<&'a mut [u32]>,
+    to: &'a mut [u32],
     moved: &'a mut usize,
 }
 
 impl<'a> Plan<'a> {
     /// Checks, in this order: both bucket counts and that they differ;
-    /// `moved` (never NULL); `keys`; `positions`, `sources` (unless NULL)
-    /// and `destinations` for `min(capacity, len)` elements; that no two
+    /// `moved` (never NULL); `keys`; `positions`, `from` (unless NULL)
+    /// and `to` for `min(capacity, len)` elements; that no two
     /// buffers overlap. Only then are slices made.
     ///
     /// # Safety
@@ -50,35 +50,35 @@ impl<'a> Plan<'a> {
         from_buckets: i32,
         to_buckets: i32,
         positions: *mut u64,
-        sources: *mut i32,
-        destinations: *mut i32,
+        from: *mut i32,
+        to: *mut i32,
         capacity: usize,
         moved: *mut usize,
     ) -> Result<Plan<'a>, jumpshard_status> {
         let status = |e| jumpshard_status::of(&e);
-        let from = BucketCount::try_from(from_buckets).map_err(status)?;
-        let to = BucketCount::try_from(to_buckets).map_err(status)?;
-        let resize = Resize::new(from, to).map_err(status)?;
+        let from_count = BucketCount::try_from(from_buckets).map_err(status)?;
+        let to_count = BucketCount::try_from(to_buckets).map_err(status)?;
+        let resize = Resize::new(from_count, to_count).map_err(status)?;
         let moved = Buffer::new(moved.cast_const(), 1)?;
         let keys = Buffer::new(keys, len)?;
         let capacity = capacity.min(len);
         let positions = Buffer::new(positions.cast_const(), capacity)?;
-        let sources = match sources.is_null() {
+        let from = match from.is_null() {
             true => None,
-            false => Some(Buffer::new(out_u32(sources), capacity)?),
+            false => Some(Buffer::new(out_u32(from), capacity)?),
         };
-        let destinations = Buffer::new(out_u32(destinations), capacity)?;
+        let to = Buffer::new(out_u32(to), capacity)?;
         let mut overlapping = keys.overlaps(&positions)
-            || keys.overlaps(&destinations)
-            || positions.overlaps(&destinations)
+            || keys.overlaps(&to)
+            || positions.overlaps(&to)
             || moved.overlaps(&keys)
             || moved.overlaps(&positions)
-            || moved.overlaps(&destinations);
-        if let Some(sources) = &sources {
-            overlapping |= sources.overlaps(&keys)
-                || sources.overlaps(&positions)
-                || sources.overlaps(&destinations)
-                || sources.overlaps(&moved);
+            || moved.overlaps(&to);
+        if let Some(from) = &from {
+            overlapping |= from.overlaps(&keys)
+                || from.overlaps(&positions)
+                || from.overlaps(&to)
+                || from.overlaps(&moved);
         }
         if overlapping {
             return Err(JUMPSHARD_ERROR_OVERLAPPING_BUFFERS);
@@ -95,10 +95,10 @@ impl<'a> Plan<'a> {
             capacity,
             // SAFETY: `capacity` writable positions, disjoint from the rest.
             positions: unsafe { positions.slice_mut() },
-            // SAFETY: `capacity` writable sources, disjoint from the rest.
-            sources: sources.map(|sources| unsafe { sources.slice_mut() }),
-            // SAFETY: `capacity` writable destinations, disjoint from the rest.
-            destinations: unsafe { destinations.slice_mut() },
+            // SAFETY: `capacity` writable old buckets, disjoint from the rest.
+            from: from.map(|from| unsafe { from.slice_mut() }),
+            // SAFETY: `capacity` writable new buckets, disjoint from the rest.
+            to: unsafe { to.slice_mut() },
             // SAFETY: one writable `size_t`, disjoint from the rest; the
             // slice has that one element, checked non-NULL above.
             moved: unsafe { &mut moved.slice_mut()[0] },
@@ -116,13 +116,9 @@ impl<'a> Plan<'a> {
                 .ok()
                 .flatten()
                 .unwrap_or_default();
-            let moved = self.resize.plan_into(
-                self.keys,
-                &mut scratch,
-                self.positions,
-                self.sources,
-                self.destinations,
-            );
+            let moved =
+                self.resize
+                    .plan_into(self.keys, &mut scratch, self.positions, self.from, self.to);
             let _ = SCRATCH.try_with(|cached| cached.set(Some(scratch)));
             // The capacity covers every key, so the columns are long enough.
             *self.moved = moved.map_err(|e| jumpshard_status::of(&e))?;
@@ -151,13 +147,13 @@ impl<'a> Plan<'a> {
             return Err(JUMPSHARD_ERROR_CAPACITY);
         }
         let mut start = 0;
-        let mut sources = self.sources;
+        let mut from = self.from;
         for part in parts {
             let range = start..start + part.len();
             self.positions[range.clone()].copy_from_slice(part.positions());
-            self.destinations[range.clone()].copy_from_slice(part.to());
-            if let Some(sources) = sources.as_deref_mut() {
-                sources[range].copy_from_slice(part.from());
+            self.to[range.clone()].copy_from_slice(part.to());
+            if let Some(from) = from.as_deref_mut() {
+                from[range].copy_from_slice(part.from());
             }
             start += part.len();
         }
@@ -169,14 +165,16 @@ impl<'a> Plan<'a> {
 /// every key whose bucket differs between the two counts, in input order.
 /// On success `*moved` is their number and, for each `i < *moved`,
 /// `positions[i]` is the index in `keys` of the `i`-th moving key,
-/// `sources[i]` its bucket among `from_buckets` and `destinations[i]` its
-/// bucket among `to_buckets` (exactly `jumpshard_bucket`'s). `sources`
-/// may be NULL when the caller does not need it. Only the moving keys are
+/// `from[i]` its bucket among `from_buckets` and `to[i]` its
+/// bucket among `to_buckets` (exactly `jumpshard_bucket`'s). `from`
+/// may be NULL when the caller does not need it. (Headers before 0.2
+/// called `from` and `to` `sources` and `destinations`; only the names
+/// changed.) Only the moving keys are
 /// evaluated at both counts: growing from 10 to 12 buckets costs 7/6 of a
 /// batch, not 2. Each calling thread keeps about 200 KB of working buffers
 /// from one plan to the next; they are freed when the thread exits.
 ///
-/// `positions`, `sources` and `destinations` each hold `capacity`
+/// `positions`, `from` and `to` each hold `capacity`
 /// elements; `capacity = len` always suffices. If more than `capacity`
 /// keys move, the status is `JUMPSHARD_ERROR_CAPACITY`, `*moved` is the
 /// number needed and nothing else is written: call again with that
@@ -185,8 +183,8 @@ impl<'a> Plan<'a> {
 /// Returns `JUMPSHARD_OK`, or the status of the first check that fails,
 /// in this order: `JUMPSHARD_ERROR_INVALID_BUCKET_COUNT` (a count outside
 /// 1..INT32_MAX, or `from_buckets == to_buckets`); for `moved` (never
-/// NULL), then `keys` (`len` elements), then `positions`, `sources`
-/// and `destinations` (`min(capacity, len)` elements each):
+/// NULL), then `keys` (`len` elements), then `positions`, `from`
+/// and `to` (`min(capacity, len)` elements each):
 /// `JUMPSHARD_ERROR_NULL_POINTER`, `JUMPSHARD_ERROR_MISALIGNED_POINTER`,
 /// `JUMPSHARD_ERROR_INVALID_LENGTH`; then
 /// `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS` (any two buffers share a byte);
@@ -196,7 +194,7 @@ impl<'a> Plan<'a> {
 /// # Safety
 /// `moved` must point to a writable `size_t`; unless `len` is 0, `keys`
 /// must point to `len` readable `uint64_t`; unless `capacity` is 0,
-/// `positions`, `destinations` and (if not NULL) `sources` must point to
+/// `positions`, `to` and (if not NULL) `from` must point to
 /// `capacity` writable elements. No other thread may write any of them
 /// during the call.
 #[no_mangle]
@@ -206,8 +204,8 @@ pub unsafe extern "C" fn jumpshard_plan(
     from_buckets: i32,
     to_buckets: i32,
     positions: *mut u64,
-    sources: *mut i32,
-    destinations: *mut i32,
+    from: *mut i32,
+    to: *mut i32,
     capacity: usize,
     moved: *mut usize,
 ) -> jumpshard_status {
@@ -221,8 +219,8 @@ pub unsafe extern "C" fn jumpshard_plan(
                 from_buckets,
                 to_buckets,
                 positions,
-                sources,
-                destinations,
+                from,
+                to,
                 capacity,
                 moved,
             )
@@ -245,8 +243,8 @@ pub unsafe extern "C" fn jumpshard_plan_parallel(
     from_buckets: i32,
     to_buckets: i32,
     positions: *mut u64,
-    sources: *mut i32,
-    destinations: *mut i32,
+    from: *mut i32,
+    to: *mut i32,
     capacity: usize,
     moved: *mut usize,
     threads: usize,
@@ -261,8 +259,8 @@ pub unsafe extern "C" fn jumpshard_plan_parallel(
                 from_buckets,
                 to_buckets,
                 positions,
-                sources,
-                destinations,
+                from,
+                to,
                 capacity,
                 moved,
             )

@@ -92,8 +92,8 @@ pub(crate) enum Width {
     Avx512,
 }
 
-/// The strategy for a kernel of `width` on `cpu`. The README's table says
-/// which rows were measured and which inferred.
+/// The strategy for a kernel of `width` on `cpu`. The table in
+/// docs/kernels.md says which rows were measured and which inferred.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) fn preferred(cpu: &Cpu, width: Width) -> Division {
     match (cpu.vendor.as_str(), cpu.family, width) {

@@ -294,7 +294,7 @@ impl Kernel {
     /// `base + i`, `keys[i]`, `buckets[i]`), in order; returns how many.
     /// `keys` and `buckets` have equal lengths, every bucket and the
     /// threshold are below 2^31, and `staged` has room for every key.
-    pub(crate) fn select(
+    pub(crate) fn filter_movers(
         self,
         keys: &[u64],
         buckets: &[u32],
@@ -309,9 +309,9 @@ impl Kernel {
             // the selection enables; the lengths were checked above.
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 => unsafe {
-                crate::arch::x86_64::select::select(keys, buckets, threshold, base, staged)
+                crate::arch::x86_64::filter::movers(keys, buckets, threshold, base, staged)
             },
-            _ => crate::plan::filter::select_from(keys, buckets, threshold, base, staged, 0, 0),
+            _ => crate::plan::filter::filter_from(keys, buckets, threshold, base, staged, 0, 0),
         }
     }
 

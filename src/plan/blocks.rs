@@ -55,7 +55,7 @@ impl PlanScratch {
             kernel.run(keys, decider, buckets);
             let base = first_position + (i * BLOCK) as u64;
             let movers = if threshold < decider {
-                kernel.select(keys, buckets, threshold, base, &mut self.staged)
+                kernel.filter_movers(keys, buckets, threshold, base, &mut self.staged)
             } else {
                 0
             };

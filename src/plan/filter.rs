@@ -5,7 +5,7 @@
 //! About 1/6 of keys move at 10 -> 12, so a branch per key would mispredict
 //! often enough to cost more than the SIMD evaluation itself. The portable
 //! selection is branch-free; the AVX-512 one compresses 16 keys at a time
-//! (`crate::arch::x86_64::select`). Both write only below the number of
+//! (`crate::arch::x86_64::filter`). Both write only below the number of
 //! keys examined, so staging columns as long as the block suffice.
 
 /// The moving keys of one block, at the front of each column.
@@ -32,7 +32,7 @@ impl Staged {
 /// written at the fill level and only a moving key advances it; the movers
 /// are then gathered at a cost proportional to their number (measured
 /// faster than writing all three columns for every key).
-pub(crate) fn select_from(
+pub(crate) fn filter_from(
     keys: &[u64],
     buckets: &[u32],
     threshold: u32,
@@ -112,7 +112,7 @@ mod tests {
                     for kernel in Kernel::supported() {
                         let mut staged = Staged::default();
                         staged.reserve_block(n);
-                        let got = kernel.select(keys, buckets, threshold, 77, &mut staged);
+                        let got = kernel.filter_movers(keys, buckets, threshold, 77, &mut staged);
                         let got: Vec<(u64, u64, u32)> = (0..got)
                             .map(|i| (staged.positions[i], staged.keys[i], staged.buckets[i]))
                             .collect();

@@ -64,9 +64,9 @@
 
 pub(crate) mod avx2;
 pub(crate) mod avx512;
+pub(crate) mod filter;
 mod outbox;
 mod quotient;
-pub(crate) mod select;
 
 use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
 

@@ -1,4 +1,4 @@
-//! The AVX-512 selection of moving keys (see `crate::select`): 16 buckets
+//! The AVX-512 selection of moving keys (see `crate::plan::filter`): 16 buckets
 //! compared at once, and the moving ones' buckets, keys and positions
 //! compressed to the front of a register and stored whole at the fill
 //! level. Compression into a register, then a plain store, because the
@@ -6,15 +6,15 @@
 
 use core::arch::x86_64::*;
 
-use crate::plan::filter::{select_from, Staged};
+use crate::plan::filter::{filter_from, Staged};
 
-/// The selection of `crate::select`, 16 keys per step; the last fewer than
+/// The filter of `crate::plan::filter`, 16 keys per step; the last fewer than
 /// 16 keys go through the portable loop.
 ///
 /// # Safety
 /// The CPU must support AVX-512F and POPCNT.
 #[target_feature(enable = "avx512f,popcnt")]
-pub(crate) unsafe fn select(
+pub(crate) unsafe fn movers(
     keys: &[u64],
     buckets: &[u32],
     threshold: u32,
@@ -80,5 +80,5 @@ pub(crate) unsafe fn select(
         n = split + high.count_ones() as usize;
         i += 16;
     }
-    select_from(keys, buckets, threshold, base, staged, i, n)
+    filter_from(keys, buckets, threshold, base, staged, i, n)
 }
