@@ -54,8 +54,11 @@ test-python:
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	# Library users without a C++ compiler build without the reference.
+	# Library users without a C++ compiler build without the reference; the
+	# C library and the streaming engine build without rayon and Parquet.
 	$(CARGO) clippy -p jumpshard --no-default-features -- -D warnings
+	$(CARGO) clippy -p jumpshard-capi --no-default-features -- -D warnings
+	$(CARGO) clippy -p jumpshard-stream --no-default-features -- -D warnings
 	# The Python extension crate is a workspace of its own, so that the
 	# --workspace commands never build PyO3 (an extension module links no
 	# libpython, and cross builds would need a target interpreter).
