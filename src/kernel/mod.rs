@@ -9,11 +9,12 @@
 //! [`division`] holds the strategies and the per-CPU table that picks one,
 //! and [`active`] caches the kernel that plain batch calls use, with the
 //! environment overrides. [`scalar`] is the portable loop every kernel
-//! must match.
+//! must match; [`filter`] picks a block's moving keys for move plans.
 
 pub(crate) mod active;
 pub(crate) mod cpu;
 pub(crate) mod division;
+pub(crate) mod filter;
 pub(crate) mod scalar;
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
@@ -300,7 +301,7 @@ impl Kernel {
         buckets: &[u32],
         threshold: u32,
         base: u64,
-        staged: &mut crate::plan::filter::Staged,
+        staged: &mut crate::kernel::filter::Staged,
     ) -> usize {
         assert!(keys.len() == buckets.len() && staged.keys.len() >= keys.len());
         match self.isa {
@@ -311,7 +312,7 @@ impl Kernel {
             Isa::Avx512 => unsafe {
                 crate::arch::x86_64::filter::movers(keys, buckets, threshold, base, staged)
             },
-            _ => crate::plan::filter::filter_from(keys, buckets, threshold, base, staged, 0, 0),
+            _ => crate::kernel::filter::filter_from(keys, buckets, threshold, base, staged, 0, 0),
         }
     }
 

@@ -5,7 +5,7 @@
 //! L1/L2 when its movers are selected and evaluated a second time, instead
 //! of a second pass over the whole batch from memory.
 
-use crate::plan::filter::Staged;
+use crate::kernel::filter::Staged;
 use crate::Kernel;
 
 /// Keys per block.

@@ -35,13 +35,13 @@
 
 //!
 //! The pieces: [`Resize`] decides and evaluates, the block loop
-//! (`blocks`) runs the deciding evaluation a cache-sized block at a time,
-//! the move filter (`filter`) stages each block's movers, and one counter
+//! (`blocks`) runs the deciding evaluation a cache-sized block at a time
+//! and stages each block's movers with the kernel's move filter
+//! (`crate::kernel::filter`, which has an AVX-512 form), and one counter
 //! (`counter`) tallies destinations, here and in node plans.
 
 pub(crate) mod blocks;
 pub(crate) mod counter;
-pub(crate) mod filter;
 mod move_plan;
 mod resize;
 

@@ -1,4 +1,4 @@
-//! The AVX-512 selection of moving keys (see `crate::plan::filter`): 16 buckets
+//! The AVX-512 selection of moving keys (see `crate::kernel::filter`): 16 buckets
 //! compared at once, and the moving ones' buckets, keys and positions
 //! compressed to the front of a register and stored whole at the fill
 //! level. Compression into a register, then a plain store, because the
@@ -6,9 +6,9 @@
 
 use core::arch::x86_64::*;
 
-use crate::plan::filter::{filter_from, Staged};
+use crate::kernel::filter::{filter_from, Staged};
 
-/// The filter of `crate::plan::filter`, 16 keys per step; the last fewer than
+/// The filter of `crate::kernel::filter`, 16 keys per step; the last fewer than
 /// 16 keys go through the portable loop.
 ///
 /// # Safety

@@ -1,6 +1,7 @@
-//! Selecting a block's moving keys for a move plan: every key whose
+//! The move filter: a block's moving keys for a move plan, every key whose
 //! deciding bucket reaches the threshold, with its position and bucket,
-//! packed to the front of three staging columns.
+//! packed to the front of three staging columns. A kernel operation, since
+//! it has a per-ISA form chosen with the kernel.
 //!
 //! About 1/6 of keys move at 10 -> 12, so a branch per key would mispredict
 //! often enough to cost more than the SIMD evaluation itself. The portable
