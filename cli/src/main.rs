@@ -1,11 +1,22 @@
-//! `jumpshard`: the command-line tool. One file per command.
+//! `jumpshard`: the command-line tool. One module per command
+//! (`commands`), the argument groups they share (`args`), what they report
+//! (`report`) and where their results go (`out`); the streaming engine is
+//! the `jumpshard-stream` crate.
+
+#![deny(missing_docs)]
+
+mod args;
+mod commands;
+mod node_tables;
+mod out;
+mod report;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use jumpshard_cli::stdout::Stdout;
-use jumpshard_cli::{assign, bench, remove, reshard, signals, verify};
+use commands::{assign, bench, bucket, kernels, remove, reshard, verify};
+use out::signals;
 
 /// Jump consistent hash, bit-exact with Lamping and Veach's Figure 1, for
 /// large batches of 64-bit keys.
@@ -43,7 +54,8 @@ enum Command {
     /// reference in the same run.
     Bench(bench::Args),
     /// List the keys that move, and where, when the bucket count changes
-    /// from N to M; streams inputs of any size on every core.
+    /// from N to M (or the node table from OLD to NEW); streams inputs of
+    /// any size on every core.
     Reshard(reshard::Args),
     /// Write the bucket of every key among N, in input order, streaming.
     Assign(assign::Args),
@@ -57,11 +69,11 @@ fn main() -> ExitCode {
     signals::install();
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Bucket { key, buckets } => bucket(key, buckets),
+        Command::Bucket { key, buckets } => bucket::run(key, buckets),
         Command::Kernels {
             supported,
             divisions,
-        } => kernels(supported, divisions),
+        } => kernels::run(supported, divisions),
         Command::Verify(args) => verify::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Reshard(args) => reshard::run(&args),
@@ -75,60 +87,4 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn bucket(key: u64, buckets: i64) -> Result<(), String> {
-    let n = jumpshard::BucketCount::try_from(buckets).map_err(|e| e.to_string())?;
-    let mut out = Stdout::open()?;
-    writeln!(out, "{}", jumpshard::bucket(key, n))?;
-    out.finish()
-}
-
-fn kernels(only_supported: bool, only_divisions: bool) -> Result<(), String> {
-    let mut out = Stdout::open()?;
-    let supported = jumpshard::Kernel::supported();
-    if only_supported {
-        for k in supported {
-            writeln!(out, "{k}")?;
-        }
-        return out.finish();
-    }
-    if only_divisions {
-        for k in &supported {
-            for d in k.divisions() {
-                writeln!(out, "{k}:{d}")?;
-            }
-        }
-        return out.finish();
-    }
-    let selection = jumpshard::kernel_selection();
-    let active = jumpshard::active_kernel();
-    for name in jumpshard::Kernel::NAMES {
-        let state = match jumpshard::Kernel::by_name(name) {
-            Ok(k) if k.name() == active.name() => {
-                format!("supported, active, {} division", active.division())
-            }
-            Ok(k) => format!("supported, {} division", k.division()),
-            Err(_) => "not supported here".to_owned(),
-        };
-        writeln!(out, "{name:<8} {state}")?;
-    }
-    if let (Some(requested), Some(why)) = (&selection.requested, &selection.refused) {
-        writeln!(
-            out,
-            "{} = {requested:?} was refused: {why}",
-            jumpshard::KERNEL_ENV
-        )?;
-    }
-    if let (Some(requested), Some(why)) =
-        (&selection.division_requested, &selection.division_refused)
-    {
-        writeln!(
-            out,
-            "{} = {requested:?} was refused: {why}",
-            jumpshard::DIVISION_ENV
-        )?;
-    }
-    writeln!(out, "CPU: {}", jumpshard::Cpu::this())?;
-    out.finish()
 }

@@ -1,4 +1,4 @@
-//! Node-table files for `reshard --nodes/--to-nodes` and `remove`: read
+//! Node-table files for `reshard --from-nodes/--to-nodes` and `remove`: read
 //! with the file and option named in every error, written atomically.
 //!
 //! The syntax is `jumpshard::nodes`': one node name per line, line `i + 1`
@@ -9,7 +9,7 @@ use std::path::Path;
 
 use jumpshard::NodeTable;
 
-use crate::atomic::AtomicFile;
+use crate::out::atomic::AtomicFile;
 
 /// The table in the file at `path`, given with `option`.
 pub fn read(option: &str, path: &Path) -> Result<NodeTable, String> {

@@ -148,7 +148,10 @@ fn bad_csv_is_named_by_line() {
             &["0-based index"],
         ),
         (vec![file, "--key-format", "csv"], &["--column"]),
-        (vec![file, "--column", "key"], &["--column", "only with"]),
+        (
+            vec![file, "--key-format", "decimal", "--column", "key"],
+            &["--column", "only with"],
+        ),
     ];
     for (args, words) in cases {
         let mut all = vec!["assign", "--buckets", "10", "--output", path_str(&out)];

@@ -142,7 +142,7 @@ fn bad_tables_are_refused_and_leave_no_file() {
         let bad = d.path().join(name);
         std::fs::write(&bad, text).unwrap();
         let before = listing(d.path());
-        for (old, new, option) in [(&bad, &good, "--nodes"), (&good, &bad, "--to-nodes")] {
+        for (old, new, option) in [(&bad, &good, "--from-nodes"), (&good, &bad, "--to-nodes")] {
             let o = run(&[
                 "reshard",
                 "--nodes",
@@ -179,7 +179,7 @@ fn bad_tables_are_refused_and_leave_no_file() {
         "--generate",
         "1",
     ]);
-    assert_fails(&o, &["--nodes", "missing", "cannot read"]);
+    assert_fails(&o, &["--from-nodes", "missing", "cannot read"]);
     let o = run(&[
         "reshard",
         "--nodes",
@@ -189,7 +189,7 @@ fn bad_tables_are_refused_and_leave_no_file() {
         "--generate",
         "1",
     ]);
-    assert_fails(&o, &["--nodes", "cannot read"]);
+    assert_fails(&o, &["--from-nodes", "cannot read"]);
     // --nodes replaces --from/--to, and needs --to-nodes.
     let o = run(&[
         "reshard",
@@ -505,7 +505,7 @@ fn plots_are_svg_naming_every_node() {
         "--plot",
         "x.svg",
     ]);
-    assert_fails(&o, &["--nodes"]);
+    assert_fails(&o, &["--from-nodes"]);
 }
 
 /// Well-formed enough: one root `<svg>` element, every tag closed in

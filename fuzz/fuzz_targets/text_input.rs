@@ -1,4 +1,4 @@
-//! The CLI's input blocks and decoders (decimal, bytes with CRLF and cut
+//! The streaming engine's input blocks and decoders (decimal, bytes with CRLF and cut
 //! lines, u64le) against a naive line splitter over the whole input.
 //!
 //! Input layout: format selector, block size, line bound, largest read,
@@ -9,8 +9,7 @@
 
 use std::io::Read;
 
-use jumpshard_cli::input::KeyFormat;
-use jumpshard_cli::sequential::{decode, Block, Sequential};
+use jumpshard_stream::sequential::{decode, Block, Sequential, SequentialFormat as KeyFormat};
 use libfuzzer_sys::fuzz_target;
 
 /// A reader that returns at most `step` bytes per read.
@@ -93,11 +92,11 @@ fn blocks(
     let mut keys = Vec::new();
     let mut decoded = Vec::new();
     loop {
-        let (_, count) = reader.next_block(&mut block, max)?;
+        let (_, count) = reader.next_block(&mut block, max).map_err(|e| e.to_string())?;
         if count == 0 {
             return Ok(keys);
         }
-        decode(format, 0, "in", &block, &mut decoded)?;
+        decode(format, 0, "in", &block, &mut decoded).map_err(|e| e.to_string())?;
         assert_eq!(decoded.len() as u64, count, "keys counted under the lock");
         assert_eq!(block.first, keys.len() as u64, "position of the block");
         keys.extend_from_slice(&decoded);

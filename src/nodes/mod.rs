@@ -42,7 +42,9 @@
 //! ```
 
 mod change;
+mod removal;
 mod table;
 
 pub use change::{ChangeCounts, NodeMove, NodePlan, TableChange};
+pub use removal::{NodeRemoval, Removal, RemovalError};
 pub use table::{NodeTable, TableError, MAX_SLOTS};

@@ -9,11 +9,14 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::output::Output;
-use crate::reshard::{count, threads};
-use crate::stdout::{ReportTo, Stdout};
-use crate::{input, pipeline, progress};
+use jumpshard_stream::pipeline;
 
+use crate::args::{count, InputArgs};
+use crate::out::destination::Output;
+use crate::out::progress;
+use crate::out::stdout::{ReportTo, Stdout};
+
+/// How the buckets are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum BucketFormat {
     /// One decimal bucket per line.
@@ -22,13 +25,14 @@ pub enum BucketFormat {
     Binary,
 }
 
+/// The options of `jumpshard assign`.
 #[derive(clap::Args)]
 pub struct Args {
     /// The number of buckets, N (1 to 2147483647).
     #[arg(long, allow_negative_numbers = true)]
     buckets: i64,
     #[command(flatten)]
-    input: input::InputArgs,
+    input: InputArgs,
     /// Write the buckets here (atomically: complete or not at all, and
     /// never over the input) and a summary to standard output; without it,
     /// the buckets go to standard output. `-` writes them to standard
@@ -64,9 +68,10 @@ struct Part {
     bytes: Vec<u8>,
 }
 
+/// Runs `assign` as `args` ask.
 pub fn run(args: &Args) -> Result<(), String> {
     let n = count("--buckets", args.buckets)?;
-    let input = args.input.open()?;
+    let input = args.input.options().open()?;
     let mut sink = match &args.output {
         Some(path) => Output::create(path, args.input.file_id())?,
         None => Output::Stdout(Stdout::open()?),
@@ -76,14 +81,13 @@ pub fn run(args: &Args) -> Result<(), String> {
     let report = ReportTo::open(sink.is_stdout())?;
     let format = args.output_format;
     let bar = progress::bar(input.size, input.unit);
-    let workers = threads(args.threads);
-    let chunk_keys = args.input.chunk_keys(workers);
+    let workers = args.input.workers(args.threads);
     let start = Instant::now();
     let keys = pipeline::run(
         input.source,
-        chunk_keys,
-        workers,
-        &bar,
+        workers.chunk_keys,
+        workers.threads,
+        &|n| bar.inc(n),
         |chunk, part: &mut Part| {
             part.buckets.resize(chunk.keys.len(), 0);
             jumpshard::batch(&chunk.keys, n, &mut part.buckets).expect("one bucket per key");
@@ -116,7 +120,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         buckets: n.get(),
         seconds,
         keys_per_second: keys as f64 / seconds,
-        threads: threads(args.threads),
+        threads: workers.threads,
         output: match report {
             ReportTo::Stdout(_) => path.display().to_string(),
             ReportTo::Stderr => "standard output".to_string(),

@@ -1,18 +1,7 @@
-//! `jumpshard remove --nodes OLD --node NAME`: the ways of taking one node
-//! out of service, and what each costs over the given keys.
-//!
-//! Jump hash needs dense buckets, so the node's slot cannot simply be
-//! deleted (every later slot would shift: the hole, shown only for
-//! comparison). The honest options:
-//!
-//! - `swap`: move the last slot's node into the removed node's slot, then
-//!   shrink the table by one (for a node with k slots, fill each from the
-//!   end and shrink by k). Its keys go to the last node, whose other keys
-//!   spread over the survivors: about 2/N of the keys move, balance stays.
-//! - `point:SURVIVOR`: keep N and let SURVIVOR serve the removed node's
-//!   slots too. Only the removed node's keys move (about 1/N), all to
-//!   SURVIVOR, which then carries about twice the mean load.
-//! - `hole`: delete the node's lines. Most keys in later slots move.
+//! `jumpshard remove --from-nodes OLD --node NAME`: the ways of taking one
+//! node out of service (`jumpshard::nodes::Removal`: swap, point at a
+//! survivor, and the hole for comparison), and what each costs over the
+//! given keys.
 //!
 //! The recommendation is the option with the fewest physical moves among
 //! those whose `max_over_mean` load after stays within `--max-imbalance`
@@ -28,25 +17,31 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use jumpshard::nodes::{NodeRemoval, Removal, RemovalError};
 use jumpshard::{ChangeCounts, NodePlan, NodeTable, TableChange};
+use jumpshard_stream::pipeline;
 use serde::Serialize;
 
-use crate::change_summary::ChangeSummary;
-use crate::reshard::threads;
-use crate::stdout::ReportTo;
-use crate::{input, pipeline, progress, tables};
+use crate::args::InputArgs;
+use crate::node_tables;
+use crate::out::progress;
+use crate::out::stdout::ReportTo;
+use crate::report::change_plot;
+use crate::report::change_summary::ChangeSummary;
+use crate::report::fraction::fraction;
 
+/// The options of `jumpshard remove`.
 #[derive(clap::Args)]
 pub struct Args {
     /// The current node table: one node name per line, line i+1 serving
     /// bucket i (`+NAME` repeats a node on purpose).
-    #[arg(long, value_name = "OLD")]
-    nodes: PathBuf,
+    #[arg(long, visible_alias = "nodes", value_name = "OLD")]
+    from_nodes: PathBuf,
     /// The node to take out of service.
     #[arg(long, value_name = "NAME")]
     node: String,
     #[command(flatten)]
-    input: input::InputArgs,
+    input: InputArgs,
     /// The largest max/mean node load a recommended option may leave.
     #[arg(long, default_value_t = 1.25, value_name = "BOUND")]
     max_imbalance: f64,
@@ -97,39 +92,6 @@ struct Report<'a> {
     seconds: f64,
 }
 
-/// The swap table: each of `node`'s slots filled from the end, then the
-/// table shrunk by their number.
-fn swap_table(old: &NodeTable, node: &str) -> NodeTable {
-    let removed = old.slots_of(node);
-    let keep = old.len() - removed.len();
-    let mut names: Vec<&str> = (0..old.len()).map(|i| old.slot(i)).collect();
-    // Popped from the end: the last survivor fills the first hole.
-    let mut tail: Vec<usize> = (keep..old.len()).filter(|&i| names[i] != node).collect();
-    for &slot in removed.iter().filter(|&&s| s < keep) {
-        let from = tail
-            .pop()
-            .expect("as many survivors at the end as holes before it");
-        names[slot] = names[from];
-    }
-    names.truncate(keep);
-    NodeTable::new(names).expect("a table minus a node that is not its only one")
-}
-
-/// The table with every slot of `node` served by `survivor`.
-fn point_table(old: &NodeTable, node: &str, survivor: &str) -> NodeTable {
-    let names = (0..old.len()).map(|i| match old.slot(i) {
-        n if n == node => survivor,
-        n => n,
-    });
-    NodeTable::new(names).expect("names from a valid table")
-}
-
-/// The table with `node`'s lines deleted.
-fn hole_table(old: &NodeTable, node: &str) -> NodeTable {
-    NodeTable::new((0..old.len()).map(|i| old.slot(i)).filter(|&n| n != node))
-        .expect("a table minus a node that is not its only one")
-}
-
 /// The counts of pointing `node`'s slots at `survivor`, from the loads
 /// before: every key keeps its bucket, so exactly `node`'s keys move.
 fn point_summary(base: &ChangeSummary, node: &str, survivor: &str) -> ChangeSummary {
@@ -157,7 +119,7 @@ fn point_summary(base: &ChangeSummary, node: &str, survivor: &str) -> ChangeSumm
     ChangeSummary {
         keys: base.keys,
         moved,
-        moved_fraction: crate::reshard::fraction(moved, base.keys),
+        moved_fraction: fraction(moved, base.keys),
         bucket_changes: 0,
         transfers,
         load_before: base.load_before.clone(),
@@ -170,69 +132,64 @@ fn point_summary(base: &ChangeSummary, node: &str, survivor: &str) -> ChangeSumm
     }
 }
 
+/// Runs `remove` as `args` ask.
 pub fn run(args: &Args) -> Result<(), String> {
     // The report always goes to standard output: opened first, so that a
     // closed one stops the command before any work.
     let report_to = ReportTo::open(false)?;
-    let old = tables::read("--nodes", &args.nodes)?;
+    let old = node_tables::read("--from-nodes", &args.from_nodes)?;
     let node = args.node.as_str();
-    let slots = old.slots_of(node);
-    if slots.is_empty() {
-        let listed: Vec<&str> = old.nodes().iter().take(20).map(String::as_str).collect();
-        return Err(format!(
-            "--node {node}: no line of {} names it (its nodes: {}{})",
-            args.nodes.display(),
-            listed.join(", "),
-            if old.nodes().len() > 20 { ", ..." } else { "" }
-        ));
-    }
-    if old.nodes().len() == 1 {
-        return Err(format!(
-            "--node {node}: it is the only node of {}; there is nowhere to move its keys",
-            args.nodes.display()
-        ));
-    }
+    let file = args.from_nodes.display();
+    let removal = NodeRemoval::new(&old, node).map_err(|e| match e {
+        RemovalError::OnlyNode { .. } => format!(
+            "--node {node}: it is the only node of {file}; there is nowhere to move its keys"
+        ),
+        _ => {
+            let listed: Vec<&str> = old.nodes().iter().take(20).map(String::as_str).collect();
+            format!(
+                "--node {node}: no line of {file} names it (its nodes: {}{})",
+                listed.join(", "),
+                if old.nodes().len() > 20 { ", ..." } else { "" }
+            )
+        }
+    })?;
+    let slots = removal.slots().to_vec();
     if args.max_imbalance.is_nan() || args.max_imbalance < 1.0 {
         return Err(format!(
             "--max-imbalance {}: it must be at least 1 (perfect balance)",
             args.max_imbalance
         ));
     }
-    let survivors: Vec<&str> = old
-        .nodes()
-        .iter()
-        .map(String::as_str)
-        .filter(|&n| n != node)
-        .collect();
+    let survivors: Vec<&str> = removal.survivors().collect();
     if let Some(choice) = &args.choose {
-        let known = choice == "swap"
-            || choice == "hole"
-            || choice
-                .strip_prefix("point:")
-                .is_some_and(|s| survivors.contains(&s));
+        let known = match choice.parse::<Removal>() {
+            Ok(Removal::Point(survivor)) => survivors.contains(&survivor.as_str()),
+            Ok(_) => true,
+            Err(_) => false,
+        };
         if !known {
             return Err(format!(
                 "--choose {choice}: not an option; choose swap, hole or point:SURVIVOR with a \
-                 survivor of {} (e.g. point:{})",
-                args.nodes.display(),
+                 survivor of {file} (e.g. point:{})",
                 survivors[0]
             ));
         }
     }
-    let swap = swap_table(&old, node);
-    let hole = hole_table(&old, node);
+    let table = |r: &Removal| removal.table(r).map_err(|e| e.to_string());
+    let swap = table(&Removal::Swap)?;
+    let hole = table(&Removal::Hole)?;
     let changes = [TableChange::new(&old, &swap), TableChange::new(&old, &hole)];
 
-    let input = args.input.open()?;
+    let input = args.input.options().open()?;
     let bar = progress::bar(input.size, input.unit);
-    let workers = threads(args.threads);
+    let workers = args.input.workers(args.threads);
     let start = Instant::now();
     let mut totals = changes.each_ref().map(ChangeCounts::new);
-    pipeline::run(
+    pipeline::run::<_, String>(
         input.source,
-        args.input.chunk_keys(workers),
-        workers,
-        &bar,
+        workers.chunk_keys,
+        workers.threads,
+        &|n| bar.inc(n),
         |chunk, plans: &mut [NodePlan; 2]| {
             for (change, plan) in changes.iter().zip(plans.iter_mut()) {
                 change.plan(&chunk.keys, chunk.first, plan, false);
@@ -251,7 +208,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     let hole_summary = ChangeSummary::new(&changes[1], &totals[1]);
     let keys = swap_summary.keys;
     let mut options = vec![Candidate {
-        name: "swap".into(),
+        name: Removal::Swap.to_string(),
         description: if slots == [old.len() - 1] {
             "shrink by its slot, the last".into()
         } else {
@@ -262,16 +219,17 @@ pub fn run(args: &Args) -> Result<(), String> {
         table: swap,
     }];
     for survivor in &survivors {
+        let point = Removal::Point((*survivor).to_owned());
         options.push(Candidate {
-            name: format!("point:{survivor}"),
+            name: point.to_string(),
             description: format!("point its slot at {survivor}, keeping N"),
             slots: old.len(),
             summary: point_summary(&swap_summary, node, survivor),
-            table: point_table(&old, node, survivor),
+            table: table(&point)?,
         });
     }
     options.push(Candidate {
-        name: "hole".into(),
+        name: Removal::Hole.to_string(),
         description: "delete its line (the hole; for comparison)".into(),
         slots: hole.len(),
         summary: hole_summary,
@@ -286,10 +244,10 @@ pub fn run(args: &Args) -> Result<(), String> {
         .expect("the choice was checked");
     if let Some(path) = &args.plot {
         let title = format!("remove {node}, {}", chosen_option.name);
-        crate::change_plot::write(path, &title, &chosen_option.summary)?;
+        change_plot::write(path, &title, &chosen_option.summary)?;
     }
     if let Some(path) = &args.write_table {
-        tables::write(path, &chosen_option.table)?;
+        node_tables::write(path, &chosen_option.table)?;
     }
     let report = Report {
         node,

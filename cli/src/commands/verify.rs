@@ -7,8 +7,10 @@ use jumpshard::reference;
 use jumpshard::verify::{adversarial_keys, compare_with, edge_bucket_counts, Report, SplitMix64};
 use serde::Serialize;
 
-use crate::stdout::Stdout;
+use crate::commands::bench::kernels::measured_kernels;
+use crate::out::stdout::Stdout;
 
+/// The options of `jumpshard verify`.
 #[derive(clap::Args)]
 pub struct Args {
     /// Random keys per bucket count (the adversarial keys come on top).
@@ -40,12 +42,13 @@ struct Mismatch {
     reference: i32,
 }
 
+/// Runs `verify` as `args` ask.
 pub fn run(args: &Args) -> Result<(), String> {
     let mut out = Stdout::open()?;
     let mut keys = SplitMix64::new(args.seed).keys(args.keys);
     keys.extend(adversarial_keys());
     // Every division strategy too: each is a different computation.
-    let kernels = crate::bench::measured_kernels(true);
+    let kernels = measured_kernels(true);
     let mut reports = vec![Report::default(); kernels.len()];
     let mut want = vec![0i32; keys.len()];
     for n in edge_bucket_counts() {

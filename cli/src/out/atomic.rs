@@ -3,7 +3,7 @@
 //! system), which is synced and renamed over the destination only once all
 //! of it is written. On any error, or if the command stops early, the
 //! temporary file is removed when dropped and the destination is untouched;
-//! a terminating signal removes it too (see `crate::signals`).
+//! a terminating signal removes it too (see `crate::out::signals`).
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use tempfile::TempPath;
 
-use crate::signals::{remove_on_signal, RemoveOnSignal};
+use crate::out::signals::{remove_on_signal, RemoveOnSignal};
 
 /// An output file in the making.
 pub struct AtomicFile {
@@ -95,6 +95,16 @@ impl AtomicFile {
     /// Writes all of `bytes`, naming the destination on failure.
     pub fn write_all(&mut self, bytes: &[u8]) -> Result<(), String> {
         self.file.write_all(bytes).map_err(|e| self.error(e))
+    }
+
+    /// The destination as the user named it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The buffered file, for writers that report their own errors.
+    pub fn writer(&mut self) -> &mut BufWriter<File> {
+        &mut self.file
     }
 
     /// Flushes, syncs and renames the file into place.

@@ -1,18 +1,18 @@
 //! Where a command's output file goes, as `--output` names it:
 //!
-//! - `-`: standard output (see `crate::stdout`);
+//! - `-`: standard output (see `crate::out::stdout`);
 //! - a FIFO or a character device (`/dev/null`, which users reach for when
 //!   timing a run): written directly, since there is nothing to replace
 //!   atomically, and opened as it is (a FIFO waits for its reader);
-//! - anything else: a regular file written atomically (`crate::atomic`),
+//! - anything else: a regular file written atomically (`crate::out::atomic`),
 //!   never the input itself.
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-use crate::atomic::AtomicFile;
-use crate::stdout::Stdout;
+use crate::out::atomic::AtomicFile;
+use crate::out::stdout::Stdout;
 
 /// A file's identity: its device and inode, the same through every link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,9 +42,11 @@ impl FileId {
 
 /// An output in the making.
 pub enum Output {
+    /// Standard output.
     Stdout(Stdout),
     /// A FIFO or character device, with its name for messages.
     Direct(BufWriter<File>, String),
+    /// A regular file, renamed into place once complete.
     Atomic(AtomicFile),
 }
 
@@ -76,6 +78,15 @@ impl Output {
         AtomicFile::create(path).map(Output::Atomic)
     }
 
+    /// The destination's name, for messages.
+    pub fn name(&self) -> &str {
+        match self {
+            Output::Stdout(_) => "standard output",
+            Output::Direct(_, name) => name,
+            Output::Atomic(file) => file.name(),
+        }
+    }
+
     /// Whether this is standard output (so a summary goes elsewhere).
     pub fn is_stdout(&self) -> bool {
         matches!(self, Output::Stdout(_))
@@ -101,6 +112,26 @@ impl Output {
                 .flush()
                 .map_err(|e| format!("cannot write {name}: {e}")),
             Output::Atomic(file) => file.commit(),
+        }
+    }
+}
+
+/// The bytes of a move list, written through the engine's writers, which
+/// name the destination in their errors.
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Output::Stdout(out) => out.writer().write(buf),
+            Output::Direct(file, _) => file.write(buf),
+            Output::Atomic(file) => file.writer().write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Output::Stdout(out) => out.writer().flush(),
+            Output::Direct(file, _) => file.flush(),
+            Output::Atomic(file) => file.writer().flush(),
         }
     }
 }

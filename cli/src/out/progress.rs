@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
-use crate::input::Unit;
+use jumpshard_stream::Unit;
 
 /// A bar for `size` units (a spinner with a rate when the size is not
 /// known), hidden unless standard error is a terminal.

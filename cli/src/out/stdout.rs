@@ -8,7 +8,7 @@
 //! `writeln!(out, ...)?` or [`Stdout::write_all`], and ends with
 //! [`Stdout::finish`], which flushes and reports what a flush finds.
 //! A reader that goes away (`| head`) still ends the command quietly by
-//! SIGPIPE (see `crate::signals`).
+//! SIGPIPE (see `crate::out::signals`).
 
 use std::fmt;
 use std::io::{self, BufWriter, Write};
@@ -33,6 +33,12 @@ impl Stdout {
         self.0.write_all(bytes).map_err(error)
     }
 
+    /// The buffered standard output, for writers that report their own
+    /// errors.
+    pub fn writer(&mut self) -> &mut BufWriter<io::Stdout> {
+        &mut self.0
+    }
+
     /// What `write!` and `writeln!` call: `writeln!(out, ...)?` reports a
     /// failed write as a message.
     pub fn write_fmt(&mut self, args: fmt::Arguments) -> Result<(), String> {
@@ -50,7 +56,9 @@ impl Stdout {
 /// work (so that a closed one stops the command first), or standard error
 /// when the results themselves go to standard output (`--output -`).
 pub enum ReportTo {
+    /// Standard output, opened.
     Stdout(Stdout),
+    /// Standard error.
     Stderr,
 }
 

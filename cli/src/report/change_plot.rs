@@ -1,4 +1,4 @@
-//! `--plot FILE.svg` of `reshard --nodes` and `remove`: a picture of a
+//! `--plot FILE.svg` of `reshard --from-nodes` and `remove`: a picture of a
 //! change of node table. On the left, each node's load before (grey) and
 //! after (blue) as bars; on the right, the transfer matrix as a heatmap,
 //! one row per old node and one column per new node, darker for more keys
@@ -14,8 +14,8 @@ use std::path::Path;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::atomic::AtomicFile;
-use crate::change_summary::ChangeSummary;
+use super::change_summary::ChangeSummary;
+use crate::out::atomic::AtomicFile;
 
 /// Pixels per row of the bar chart and per heatmap cell.
 const ROW: i32 = 18;

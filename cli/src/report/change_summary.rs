@@ -1,4 +1,4 @@
-//! What a change of node table does to the keys, as `reshard --nodes` and
+//! What a change of node table does to the keys, as `reshard --from-nodes` and
 //! `remove` report it: physical moves, bucket changes, the transfer matrix,
 //! each node's load before and after, and the balance.
 
@@ -7,6 +7,8 @@ use std::io::Write;
 
 use jumpshard::{ChangeCounts, TableChange};
 use serde::Serialize;
+
+use super::fraction::fraction;
 
 /// Transfers listed in the text summary; `--json` lists them all.
 const LISTED: usize = 32;
@@ -56,7 +58,7 @@ impl ChangeSummary {
         ChangeSummary {
             keys: counts.keys(),
             moved: counts.moved(),
-            moved_fraction: crate::reshard::fraction(counts.moved(), counts.keys()),
+            moved_fraction: fraction(counts.moved(), counts.keys()),
             bucket_changes: counts.bucket_changes(),
             transfers,
             load_before: loads(counts.load_before(), &|i| change.in_old(i)),

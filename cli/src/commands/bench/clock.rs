@@ -19,19 +19,19 @@ const MULTIPLY_LATENCY: f64 = 3.0;
 
 /// The time-stamp counter, on x86-64.
 #[cfg(target_arch = "x86_64")]
-pub(crate) fn ticks() -> Option<u64> {
+pub fn ticks() -> Option<u64> {
     // SAFETY: RDTSC exists on every x86-64 CPU and has no preconditions.
     Some(unsafe { core::arch::x86_64::_rdtsc() })
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-pub(crate) fn ticks() -> Option<u64> {
+pub fn ticks() -> Option<u64> {
     None
 }
 
 /// Core cycles per time-stamp-counter tick, now. A run interrupted by
 /// another process reads low, so callers keep the highest of several.
-pub(crate) fn cycles_per_tick() -> Option<f64> {
+pub fn cycles_per_tick() -> Option<f64> {
     let start = ticks()?;
     multiply_chain();
     let elapsed = ticks()?.wrapping_sub(start);

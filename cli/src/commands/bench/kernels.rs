@@ -1,8 +1,6 @@
 //! `jumpshard bench`: single-thread throughput of every kernel this CPU runs
 //! and of the compiled Figure 1 reference, measured in the same run so that
-//! the ratio means something on any machine. (With `--sizes`, keys per
-//! call instead: see `bench_sizes`; with `--reshard FILE`, the streaming
-//! reshard: see `bench_reshard`.)
+//! the ratio means something on any machine.
 //!
 //! Each repetition times the reference and every kernel back to back on the
 //! same keys, in calls of 65536 keys for the kernels and slices of 4096 for
@@ -14,43 +12,17 @@
 //! so in which a busy neighbour might slow all of them.
 
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::Instant;
 
 use jumpshard::verify::SplitMix64;
 use jumpshard::{reference, BucketCount, Cpu, Division, Kernel};
 use serde::Serialize;
 
-use crate::bench_clock;
-use crate::stdout::Stdout;
+use super::clock;
+use crate::out::stdout::Stdout;
 
-pub(crate) const COUNTS: [u32; 4] = [10, 1000, 1_000_000, (1 << 31) - 1];
-
-#[derive(clap::Args)]
-pub struct Args {
-    /// Random keys per measurement.
-    #[arg(long, default_value_t = 1 << 22, conflicts_with = "file")]
-    keys: usize,
-    /// Repetitions; the fastest of each is reported.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
-    pub repeat: u32,
-    /// Print a JSON array instead of a table.
-    #[arg(long)]
-    pub json: bool,
-    /// Measure every division strategy of each kernel, not only the one
-    /// this CPU's table picks.
-    #[arg(long)]
-    pub all_divisions: bool,
-    /// Sweep keys per call (1 to 65536) through `jumpshard::batch`
-    /// instead, in ns per key and against Figure 1 on the same calls.
-    #[arg(long, conflicts_with = "file")]
-    pub sizes: bool,
-    /// Also draw the results as an SVG chart into FILE.
-    #[arg(long, value_name = "FILE.svg", conflicts_with = "file")]
-    pub plot: Option<PathBuf>,
-    #[command(flatten)]
-    pub reshard: crate::bench_reshard::ReshardArgs,
-}
+/// The bucket counts measured.
+const COUNTS: [u32; 4] = [10, 1000, 1_000_000, (1 << 31) - 1];
 
 /// One measurement of the throughput table.
 #[derive(Serialize, Clone)]
@@ -70,28 +42,20 @@ pub struct Row {
     pub cycles_per_lane_iteration: Option<f64>,
     /// Core clock cycles per Figure 1 loop iteration of one key, estimated
     /// from the ticks and the core clock measured right after (see
-    /// `bench_clock`; null where there is no counter).
+    /// `clock`; null where there is no counter).
     pub core_cycles_per_lane_iteration: Option<f64>,
 }
 
-pub fn run(args: &Args) -> Result<(), String> {
-    if args.reshard.file.is_some() {
-        return crate::bench_reshard::run(&args.reshard, args.repeat, args.json);
-    }
-    if args.sizes {
-        return crate::bench_sizes::run(
-            args.repeat,
-            args.json,
-            args.all_divisions,
-            args.plot.as_deref(),
-        );
-    }
-    if args.keys == 0 {
+/// Measures every kernel (every division strategy with `all_divisions`)
+/// and the reference on `keys` random keys, best of `repeat`, prints the
+/// table (or JSON) and returns its rows.
+pub fn run(keys: usize, repeat: u32, json: bool, all_divisions: bool) -> Result<Vec<Row>, String> {
+    if keys == 0 {
         return Err("--keys must be at least 1".into());
     }
     let mut out = Stdout::open()?;
-    let keys = SplitMix64::new(0xBE7C4).keys(args.keys);
-    let kernels = measured_kernels(args.all_divisions);
+    let keys = SplitMix64::new(0xBE7C4).keys(keys);
+    let kernels = measured_kernels(all_divisions);
     let counts: Vec<Count> = COUNTS
         .iter()
         .map(|&n| Count {
@@ -108,7 +72,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     let mut best = vec![vec![PerIteration::NONE; kernels.len()]; counts.len()];
     // Each repetition sweeps every N, so that the samples of one N spread
     // over the whole run.
-    for _ in 0..args.repeat {
+    for _ in 0..repeat {
         for ((c, best_ref), best) in counts.iter().zip(&mut best_ref).zip(&mut best) {
             *best_ref = best_ref.min(c.ref_slices.fastest(&mut out_ref, |k, o| {
                 reference::batch(black_box(k), c.n as i32, o);
@@ -141,19 +105,17 @@ pub fn run(args: &Args) -> Result<(), String> {
             rows.push(row(kernel.name(), kernel.division().name(), t));
         }
     }
-    if args.json {
+    if json {
         writeln!(
             out,
             "{}",
             serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?
         )?;
     } else {
-        print_table(&mut out, &rows, args)?;
+        print_table(&mut out, &rows, keys.len(), repeat)?;
     }
-    if let Some(path) = &args.plot {
-        crate::bench_plot::throughput(path, &rows)?;
-    }
-    out.finish()
+    out.finish()?;
+    Ok(rows)
 }
 
 /// Keys per kernel call: long enough for the refilling loop at full speed,
@@ -207,7 +169,7 @@ impl<'a> Slices<'a> {
         }
         // The highest of a few readings: an interrupted one reads low.
         best.clock = (0..CLOCK_READINGS)
-            .filter_map(|_| bench_clock::cycles_per_tick())
+            .filter_map(|_| clock::cycles_per_tick())
             .reduce(f64::max);
         best
     }
@@ -243,7 +205,7 @@ impl PerIteration {
 
 /// The kernels to measure: each supported kernel with the strategy its
 /// table picks, or with every strategy it has.
-pub(crate) fn measured_kernels(all_divisions: bool) -> Vec<Kernel> {
+pub fn measured_kernels(all_divisions: bool) -> Vec<Kernel> {
     Kernel::supported()
         .into_iter()
         .flat_map(|k| {
@@ -261,7 +223,7 @@ pub(crate) fn measured_kernels(all_divisions: bool) -> Vec<Kernel> {
 
 /// How many times Figure 1's loop body runs over `keys` at `n`: the work
 /// each lane does, whatever the kernel.
-pub(crate) fn lane_iterations(keys: &[u64], n: u32) -> u64 {
+pub fn lane_iterations(keys: &[u64], n: u32) -> u64 {
     let n = i64::from(n);
     keys.iter()
         .map(|&key| {
@@ -282,7 +244,7 @@ pub(crate) fn lane_iterations(keys: &[u64], n: u32) -> u64 {
 
 /// A wall-clock time and, on x86-64, the time-stamp counter's ticks.
 #[derive(Clone, Copy)]
-pub(crate) struct Timing {
+pub struct Timing {
     pub seconds: f64,
     pub cycles: Option<u64>,
 }
@@ -294,11 +256,11 @@ impl Timing {
     };
 
     pub fn of(f: impl FnOnce()) -> Timing {
-        let start_ticks = bench_clock::ticks();
+        let start_ticks = clock::ticks();
         let start = Instant::now();
         f();
         let seconds = start.elapsed().as_secs_f64();
-        let cycles = start_ticks.and_then(|t| bench_clock::ticks().map(|u| u.wrapping_sub(t)));
+        let cycles = start_ticks.and_then(|t| clock::ticks().map(|u| u.wrapping_sub(t)));
         Timing { seconds, cycles }
     }
 
@@ -312,7 +274,7 @@ impl Timing {
 }
 
 /// The header line that names the machine: CPU, load, strategies.
-pub(crate) fn machine_line() -> String {
+pub fn machine_line() -> String {
     let load = std::fs::read_to_string("/proc/loadavg")
         .ok()
         .and_then(|l| l.split_whitespace().next().map(str::to_owned))
@@ -320,12 +282,12 @@ pub(crate) fn machine_line() -> String {
     format!("CPU: {}; load {load}", Cpu::this())
 }
 
-fn print_table(out: &mut Stdout, rows: &[Row], args: &Args) -> Result<(), String> {
+fn print_table(out: &mut Stdout, rows: &[Row], keys: usize, repeat: u32) -> Result<(), String> {
     writeln!(
         out,
         "jumpshard bench: {} random keys, 1 thread, fastest call of {KERNEL_CALL} keys (Figure 1: slice of {REFERENCE_SLICE}) over {} repetitions, {}",
-        args.keys,
-        args.repeat,
+        keys,
+        repeat,
         std::env::consts::ARCH
     )?;
     writeln!(out, "{}", machine_line())?;

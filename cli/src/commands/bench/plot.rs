@@ -8,8 +8,8 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::bench::Row;
-use crate::bench_sizes::SizeRow;
+use super::kernels::Row;
+use super::sizes::SizeRow;
 
 /// One line of a chart: its legend and its points.
 struct Line {

@@ -17,15 +17,15 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use indicatif::ProgressBar;
 use jumpshard::{MovePlan, Resize};
+use jumpshard_stream::reshard::{self, Workers};
+use jumpshard_stream::{u64le_file, InMemory, NoProgress, Source};
 use serde::Serialize;
 
-use crate::input::{self, InMemory, Source};
-use crate::pipeline;
-use crate::reshard::{count, stream, threads};
-use crate::stdout::Stdout;
+use crate::args::{count, threads};
+use crate::out::stdout::Stdout;
 
+/// The options of `jumpshard bench --reshard FILE`.
 #[derive(clap::Args)]
 pub struct ReshardArgs {
     /// Measure the streaming reshard of this u64le file against the same
@@ -72,20 +72,21 @@ struct Report {
     rows: Vec<Row>,
 }
 
+/// Measures the streaming reshard of `args.file`, best of `repeat`, and
+/// prints the table (or JSON).
 pub fn run(args: &ReshardArgs, repeat: u32, json: bool) -> Result<(), String> {
     let path = args.file.as_deref().expect("--reshard is given");
     let resize = Resize::new(count("--from", args.from)?, count("--to", args.to)?)
         .map_err(|e| e.to_string())?;
     let workers = threads(args.threads);
     let mut out = Stdout::open()?;
-    let file = input::u64le_file(path)?;
+    let file = u64le_file(path)?;
     let n = file.key_count();
     let size = usize::try_from(n).map_err(|_| format!("{} is too large", path.display()))?;
     let mut loaded = Vec::new();
     file.read_at(0, size, &mut loaded)?;
     let keys: Arc<[u64]> = loaded.into();
-    let chunk_keys = pipeline::chunk_keys(workers);
-    let hidden = ProgressBar::hidden();
+    let streamed = Workers::new(workers);
     let mut buckets = vec![0u32; size];
     let mut plan = MovePlan::new();
     let mut best = [f64::INFINITY; 4];
@@ -106,11 +107,13 @@ pub fn run(args: &ReshardArgs, repeat: u32, json: bool) -> Result<(), String> {
             })?,
             seconds(|| {
                 let memory = Source::Positional(Box::new(InMemory(keys.clone())));
-                stream(resize, memory, workers, chunk_keys, &hidden, None).map(|_| ())
+                reshard::resize::<Vec<u8>>(resize, memory, streamed, &NoProgress, None)?;
+                Ok(())
             })?,
             seconds(|| {
-                let file = Source::Positional(input::u64le_file(path)?);
-                stream(resize, file, workers, chunk_keys, &hidden, None).map(|_| ())
+                let file = Source::Positional(u64le_file(path)?);
+                reshard::resize::<Vec<u8>>(resize, file, streamed, &NoProgress, None)?;
+                Ok(())
             })?,
         ];
         for (best, t) in best.iter_mut().zip(times) {

@@ -17,14 +17,13 @@
 //! samples spread over the whole run let each cell find a quiet moment.
 
 use std::hint::black_box;
-use std::path::Path;
 
 use jumpshard::verify::SplitMix64;
 use jumpshard::{reference, BucketCount, Kernel};
 use serde::Serialize;
 
-use crate::bench::{machine_line, measured_kernels, Timing};
-use crate::stdout::Stdout;
+use super::kernels::{machine_line, measured_kernels, Timing};
+use crate::out::stdout::Stdout;
 
 /// Keys per call.
 pub const SIZES: [usize; 11] = [1, 2, 4, 8, 16, 32, 64, 256, 1024, 4096, 65536];
@@ -75,12 +74,10 @@ pub struct SizeRow {
     pub ratio_vs_reference: f64,
 }
 
-pub fn run(
-    repeat: u32,
-    json: bool,
-    all_divisions: bool,
-    plot: Option<&Path>,
-) -> Result<(), String> {
+/// Measures ns per key at every size, best of `repeat`, for every kernel
+/// (every division strategy with `all_divisions`); prints the table (or
+/// JSON) and returns its rows.
+pub fn run(repeat: u32, json: bool, all_divisions: bool) -> Result<Vec<SizeRow>, String> {
     let keys = SplitMix64::new(0x51_2E5).keys(POOL);
     let mut stdout = Stdout::open()?;
     let mut out = vec![0u32; POOL];
@@ -153,10 +150,8 @@ pub fn run(
     } else {
         print_table(&mut stdout, &rows, &kernels, repeat)?;
     }
-    if let Some(path) = plot {
-        crate::bench_plot::sizes(path, &rows)?;
-    }
-    stdout.finish()
+    stdout.finish()?;
+    Ok(rows)
 }
 
 /// One line per (N, size): ns per key and the ratio for each kernel.

@@ -1,0 +1,181 @@
+//! Argument groups that several commands share, mapped onto the streaming
+//! engine's plain option structs, and the helpers that read them: bucket
+//! counts and thread counts.
+
+use std::fs::File;
+use std::path::PathBuf;
+
+use jumpshard::BucketCount;
+use jumpshard_stream::moves::MoveFormat;
+use jumpshard_stream::reshard::Workers;
+use jumpshard_stream::sequential::DEFAULT_MAX_LINE_BYTES;
+use jumpshard_stream::{pipeline, KeyFormat, KeyOptions};
+
+use crate::out::destination::FileId;
+
+/// How the input's keys are written (`--key-format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum KeyFormatArg {
+    /// Tell from the input: a directory or a file starting with PAR1 is
+    /// Parquet, a .csv file is CSV, binary data is u64le; text is refused
+    /// (say decimal, bytes or csv).
+    Auto,
+    /// 8-byte little-endian unsigned integers, back to back.
+    U64le,
+    /// One decimal unsigned 64-bit integer per line.
+    Decimal,
+    /// One key per line, without its `\n` or `\r\n`, hashed as bytes
+    /// (XXH3-64 with --hash-seed, 0 by default).
+    Bytes,
+    /// A column of a CSV file (--column NAME, or INDEX from 0), decimal u64.
+    Csv,
+    /// A uint64 or int64 column of a Parquet file or of a directory of them
+    /// (--column NAME).
+    #[cfg(feature = "parquet")]
+    Parquet,
+}
+
+impl From<KeyFormatArg> for KeyFormat {
+    fn from(format: KeyFormatArg) -> KeyFormat {
+        match format {
+            KeyFormatArg::Auto => KeyFormat::Auto,
+            KeyFormatArg::U64le => KeyFormat::U64le,
+            KeyFormatArg::Decimal => KeyFormat::Decimal,
+            KeyFormatArg::Bytes => KeyFormat::Bytes,
+            KeyFormatArg::Csv => KeyFormat::Csv,
+            #[cfg(feature = "parquet")]
+            KeyFormatArg::Parquet => KeyFormat::Parquet,
+        }
+    }
+}
+
+/// The input options of the streaming commands.
+#[derive(clap::Args)]
+pub struct InputArgs {
+    /// Input file (or, for Parquet, a directory of them); standard input
+    /// when absent or `-`.
+    #[arg(conflicts_with = "generate")]
+    input: Option<PathBuf>,
+    /// How the input's keys are written; `auto` tells Parquet, CSV and
+    /// u64le apart and refuses text, whose format it cannot guess.
+    #[arg(long, value_enum, default_value_t = KeyFormatArg::Auto)]
+    key_format: KeyFormatArg,
+    /// Instead of reading input, generate this many SplitMix64 keys.
+    #[arg(long, value_name = "COUNT")]
+    generate: Option<u64>,
+    /// With `--key-format bytes`, the longest line accepted, in bytes (its
+    /// `\n` or `\r\n` not counted); a longer line is an error naming it.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_BYTES)]
+    max_line_bytes: usize,
+    /// Seed of the generated keys.
+    #[arg(long, default_value_t = 0x6A75_6D70, requires = "generate")]
+    seed: u64,
+    /// With --key-format csv or parquet: the column holding the keys (a
+    /// name from the header; for CSV also a 0-based index).
+    #[arg(long, value_name = "NAME|INDEX")]
+    column: Option<String>,
+    /// With --key-format csv: the input has no header line (--column is
+    /// then an index).
+    #[arg(long)]
+    no_header: bool,
+    /// With --key-format bytes: the tenant seed of the XXH3-64 pre-hash
+    /// (0, the default, is the unseeded pre-hash).
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    hash_seed: u64,
+    /// Keys per chunk instead of the automatic size (for tests, which
+    /// need many chunks from small inputs).
+    #[arg(long, hide = true, value_parser = clap::value_parser!(u32).range(1..))]
+    chunk_keys: Option<u32>,
+}
+
+impl InputArgs {
+    /// The engine's options for this input.
+    pub fn options(&self) -> KeyOptions {
+        KeyOptions {
+            path: self.input.clone(),
+            format: self.key_format.into(),
+            generate: self.generate,
+            seed: self.seed,
+            max_line_bytes: self.max_line_bytes,
+            column: self.column.clone(),
+            header: !self.no_header,
+            hash_seed: self.hash_seed,
+        }
+    }
+
+    /// `--threads asked` workers with `--chunk-keys`, or the pipeline's
+    /// automatic chunk size.
+    pub fn workers(&self, asked: usize) -> Workers {
+        let threads = threads(asked);
+        Workers {
+            threads,
+            chunk_keys: self
+                .chunk_keys
+                .map_or_else(|| pipeline::chunk_keys(threads), |n| n as usize),
+        }
+    }
+
+    /// The identity of the input file (a named file, or a file on standard
+    /// input), which no output may replace; `None` for generated keys.
+    pub fn file_id(&self) -> Option<FileId> {
+        if self.generate.is_some() {
+            return None;
+        }
+        let meta = match self.input.as_deref() {
+            Some(path) if path.as_os_str() != "-" => std::fs::metadata(path).ok()?,
+            _ => stdin_metadata()?,
+        };
+        FileId::of(&meta)
+    }
+}
+
+/// What standard input is (`< keys.u64` makes it a file).
+fn stdin_metadata() -> Option<std::fs::Metadata> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+        File::from(fd).metadata().ok()
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// How a move list is written (`--output-format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum MoveFormatArg {
+    /// Text: a header, then `id,from,to` per line.
+    Csv,
+    /// 16-byte little-endian records: u64 id, u32 from, u32 to.
+    Binary,
+    /// A Parquet file: id, from and to columns (snappy).
+    #[cfg(feature = "parquet")]
+    Parquet,
+}
+
+impl From<MoveFormatArg> for MoveFormat {
+    fn from(format: MoveFormatArg) -> MoveFormat {
+        match format {
+            MoveFormatArg::Csv => MoveFormat::Csv,
+            MoveFormatArg::Binary => MoveFormat::Binary,
+            #[cfg(feature = "parquet")]
+            MoveFormatArg::Parquet => MoveFormat::Parquet,
+        }
+    }
+}
+
+/// A bucket count from the command line, or an error naming the option.
+pub fn count(option: &str, value: i64) -> Result<BucketCount, String> {
+    BucketCount::try_from(value).map_err(|e| format!("{option}: {e}"))
+}
+
+/// The number of threads `--threads` asks for, as the pool will run it.
+pub fn threads(asked: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    match asked {
+        0 => cores,
+        t => t.min(cores),
+    }
+}

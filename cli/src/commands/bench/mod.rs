@@ -1,0 +1,59 @@
+//! `jumpshard bench`: single-thread throughput of every kernel against
+//! the compiled Figure 1 reference (`kernels`); with `--sizes`, keys per
+//! call instead (`sizes`); with `--reshard FILE`, the streaming reshard
+//! against the same keys in memory (`reshard`). `--plot` draws the first
+//! two (`plot`); `clock` estimates the core clock beside the tick counter.
+
+mod clock;
+pub mod kernels;
+mod plot;
+mod reshard;
+mod sizes;
+
+use std::path::PathBuf;
+
+/// The options of `jumpshard bench`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Random keys per measurement.
+    #[arg(long, default_value_t = 1 << 22, conflicts_with = "file")]
+    keys: usize,
+    /// Repetitions; the fastest of each is reported.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+    /// Print a JSON array instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Measure every division strategy of each kernel, not only the one
+    /// this CPU's table picks.
+    #[arg(long)]
+    pub all_divisions: bool,
+    /// Sweep keys per call (1 to 65536) through `jumpshard::batch`
+    /// instead, in ns per key and against Figure 1 on the same calls.
+    #[arg(long, conflicts_with = "file")]
+    pub sizes: bool,
+    /// Also draw the results as an SVG chart into FILE.
+    #[arg(long, value_name = "FILE.svg", conflicts_with = "file")]
+    pub plot: Option<PathBuf>,
+    #[command(flatten)]
+    pub reshard: reshard::ReshardArgs,
+}
+
+/// Runs `bench` as `args` ask.
+pub fn run(args: &Args) -> Result<(), String> {
+    if args.reshard.file.is_some() {
+        return reshard::run(&args.reshard, args.repeat, args.json);
+    }
+    if args.sizes {
+        let rows = sizes::run(args.repeat, args.json, args.all_divisions)?;
+        if let Some(path) = &args.plot {
+            plot::sizes(path, &rows)?;
+        }
+        return Ok(());
+    }
+    let rows = kernels::run(args.keys, args.repeat, args.json, args.all_divisions)?;
+    if let Some(path) = &args.plot {
+        plot::throughput(path, &rows)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,65 @@
+//! The options of `jumpshard reshard`.
+
+use std::path::PathBuf;
+
+use crate::args::{InputArgs, MoveFormatArg};
+
+/// Which keys move, and where, when the bucket count (`--from N --to M`)
+/// or the node table (`--from-nodes OLD --to-nodes NEW`) changes.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The current number of buckets, N (1 to 2147483647).
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        required_unless_present = "from_nodes"
+    )]
+    pub from: Option<i64>,
+    /// The new number of buckets, M (1 to 2147483647, not N).
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        required_unless_present = "to_nodes"
+    )]
+    pub to: Option<i64>,
+    /// The current node table instead of --from: a file with one node
+    /// name per line, line i+1 serving bucket i (`+NAME` repeats a node on
+    /// purpose); moves then name nodes.
+    #[arg(
+        long,
+        visible_alias = "nodes",
+        value_name = "OLD",
+        requires = "to_nodes",
+        conflicts_with_all = ["from", "to"]
+    )]
+    pub from_nodes: Option<PathBuf>,
+    /// The new node table (with --from-nodes).
+    #[arg(long, value_name = "NEW", requires = "from_nodes")]
+    pub to_nodes: Option<PathBuf>,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Write the move list here (atomically: complete or not at all, and
+    /// never over the input). `-` writes it to standard output, and the
+    /// summary then goes to standard error; a FIFO or a character device
+    /// (/dev/null) is written directly. Columns: `key` (or `position`),
+    /// then `from` and `to` (buckets) or `from_node` and `to_node`.
+    #[arg(long, value_name = "FILE|-")]
+    pub output: Option<PathBuf>,
+    /// Format of the move list.
+    #[arg(long, value_enum, default_value_t = MoveFormatArg::Csv, requires = "output")]
+    pub output_format: MoveFormatArg,
+    /// Identify moving keys by their 0-based position in the input rather
+    /// than by value (always so for `--key-format bytes`).
+    #[arg(long, requires = "output")]
+    pub positions: bool,
+    /// Threads to read and compute on; 0 means one per core.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// With --from-nodes: draw each node's load before and after and the
+    /// transfer matrix to this SVG file.
+    #[arg(long, value_name = "FILE.svg", requires = "from_nodes")]
+    pub plot: Option<PathBuf>,
+}

@@ -1,0 +1,10 @@
+//! Where results go: standard output checked for every error, output
+//! files written atomically (or directly to a FIFO or device), the signal
+//! dispositions that keep a stopped command from leaving temporary files,
+//! and the progress bar on standard error.
+
+pub mod atomic;
+pub mod destination;
+pub mod progress;
+pub mod signals;
+pub mod stdout;

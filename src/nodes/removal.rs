@@ -1,0 +1,248 @@
+//! Taking one node out of a table: the candidate tables.
+//!
+//! Jump hash needs dense buckets, so a node's slot cannot simply be
+//! deleted (every later slot would shift). The ways of removing it:
+//!
+//! - [`Removal::Swap`]: each of its slots takes the node of a slot from
+//!   the end, then the table shrinks by their number. Its keys go to the
+//!   moved nodes, whose other keys spread over the survivors: about 2/N of
+//!   the keys move, and the balance stays.
+//! - [`Removal::Point`]: the table keeps its N slots and a survivor serves
+//!   the removed node's slots too. Only the removed node's keys move (about
+//!   1/N), all to that survivor, which then carries about twice the mean
+//!   load.
+//! - [`Removal::Hole`]: its lines are deleted. Most keys in later slots
+//!   move; only ever a comparison.
+//!
+//! ```
+//! use jumpshard::nodes::{NodeRemoval, Removal};
+//! use jumpshard::NodeTable;
+//!
+//! let table = NodeTable::parse("a\nb\nc\nd\n")?;
+//! let removal = NodeRemoval::new(&table, "b")?;
+//! assert_eq!(removal.slots(), [1]);
+//! assert_eq!(removal.table(&Removal::Swap)?.to_text(), "a\nd\nc\n");
+//! let point = Removal::Point("c".into());
+//! assert_eq!(point.to_string(), "point:c");
+//! assert_eq!(removal.table(&point)?.to_text(), "a\nc\n+c\nd\n");
+//! assert_eq!(removal.table(&Removal::Hole)?.to_text(), "a\nc\nd\n");
+//! assert_eq!("point:c".parse::<Removal>(), Ok(point));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::table::NodeTable;
+
+/// A way of taking a node out of a table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Removal {
+    /// Fill its slots from the end, then shrink (`swap`).
+    Swap,
+    /// Let the named survivor serve its slots, keeping N (`point:NAME`).
+    Point(String),
+    /// Delete its lines (`hole`), for comparison only.
+    Hole,
+}
+
+impl fmt::Display for Removal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Removal::Swap => f.write_str("swap"),
+            Removal::Point(survivor) => write!(f, "point:{survivor}"),
+            Removal::Hole => f.write_str("hole"),
+        }
+    }
+}
+
+/// `swap`, `hole` or `point:NAME`; the error is the text that is none.
+impl FromStr for Removal {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Removal, String> {
+        match text {
+            "swap" => Ok(Removal::Swap),
+            "hole" => Ok(Removal::Hole),
+            _ => match text.strip_prefix("point:") {
+                Some(survivor) if !survivor.is_empty() => Ok(Removal::Point(survivor.into())),
+                _ => Err(text.into()),
+            },
+        }
+    }
+}
+
+/// Why a node cannot be removed that way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RemovalError {
+    /// No slot of the table names the node.
+    UnknownNode {
+        /// The node asked for.
+        node: String,
+    },
+    /// The node is the table's only one: its keys have nowhere to go.
+    OnlyNode {
+        /// The node asked for.
+        node: String,
+    },
+    /// A [`Removal::Point`] at a node that does not survive the removal.
+    NotASurvivor {
+        /// The node asked for.
+        survivor: String,
+    },
+}
+
+impl fmt::Display for RemovalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RemovalError::UnknownNode { node } => write!(f, "no slot names {node:?}"),
+            RemovalError::OnlyNode { node } => write!(
+                f,
+                "{node:?} is the only node; there is nowhere to move its keys"
+            ),
+            RemovalError::NotASurvivor { survivor } => {
+                write!(f, "{survivor:?} is not a node that survives the removal")
+            }
+        }
+    }
+}
+
+impl std::error::Error for RemovalError {}
+
+/// One node of a table, to be removed.
+#[derive(Clone, Debug)]
+pub struct NodeRemoval<'a> {
+    old: &'a NodeTable,
+    node: String,
+    slots: Vec<usize>,
+}
+
+impl<'a> NodeRemoval<'a> {
+    /// The removal of `node` from `old`; an error if no slot names it or if
+    /// it is the only node.
+    pub fn new(old: &'a NodeTable, node: &str) -> Result<NodeRemoval<'a>, RemovalError> {
+        let slots = old.slots_of(node);
+        if slots.is_empty() {
+            return Err(RemovalError::UnknownNode { node: node.into() });
+        }
+        if old.nodes().len() == 1 {
+            return Err(RemovalError::OnlyNode { node: node.into() });
+        }
+        Ok(NodeRemoval {
+            old,
+            node: node.into(),
+            slots,
+        })
+    }
+
+    /// The slots the node serves, in table order.
+    pub fn slots(&self) -> &[usize] {
+        &self.slots
+    }
+
+    /// Every other node, in table order.
+    pub fn survivors(&self) -> impl Iterator<Item = &str> {
+        self.old
+            .nodes()
+            .iter()
+            .map(String::as_str)
+            .filter(move |&n| n != self.node)
+    }
+
+    /// Every way of removing the node: the swap, a point at each survivor
+    /// in table order, and the hole.
+    pub fn removals(&self) -> Vec<Removal> {
+        let mut all = vec![Removal::Swap];
+        all.extend(self.survivors().map(|s| Removal::Point(s.into())));
+        all.push(Removal::Hole);
+        all
+    }
+
+    /// The table after `removal`.
+    pub fn table(&self, removal: &Removal) -> Result<NodeTable, RemovalError> {
+        let old = self.old;
+        let slots = (0..old.len()).map(|i| old.slot(i));
+        let table = match removal {
+            Removal::Swap => {
+                let keep = old.len() - self.slots.len();
+                let mut names: Vec<&str> = slots.collect();
+                // Popped from the end: the last survivor fills the first hole.
+                let mut tail: Vec<usize> = (keep..old.len())
+                    .filter(|&i| names[i] != self.node)
+                    .collect();
+                for &slot in self.slots.iter().filter(|&&s| s < keep) {
+                    let from = tail
+                        .pop()
+                        .expect("as many survivors at the end as holes before it");
+                    names[slot] = names[from];
+                }
+                names.truncate(keep);
+                NodeTable::new(names)
+            }
+            Removal::Point(survivor) => {
+                if survivor == &self.node || old.slots_of(survivor).is_empty() {
+                    return Err(RemovalError::NotASurvivor {
+                        survivor: survivor.clone(),
+                    });
+                }
+                NodeTable::new(slots.map(|n| if n == self.node { survivor } else { n }))
+            }
+            Removal::Hole => NodeTable::new(slots.filter(|&n| n != self.node)),
+        };
+        // Slots of a valid table, less a node that is not its only one.
+        Ok(table.expect("a valid table"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_heavy_node_is_swapped_from_the_end() {
+        let table = NodeTable::parse("a\nb\nc\n+b\nd\ne\n").unwrap();
+        let removal = NodeRemoval::new(&table, "b").unwrap();
+        assert_eq!(removal.slots(), [1, 3]);
+        let swap = removal.table(&Removal::Swap).unwrap();
+        assert_eq!(swap.to_text(), "a\ne\nc\nd\n");
+        assert_eq!(
+            removal.removals(),
+            [
+                Removal::Swap,
+                Removal::Point("a".into()),
+                Removal::Point("c".into()),
+                Removal::Point("d".into()),
+                Removal::Point("e".into()),
+                Removal::Hole
+            ]
+        );
+    }
+
+    #[test]
+    fn the_last_slot_shrinks_away() {
+        let table = NodeTable::parse("a\nb\nc\n").unwrap();
+        let removal = NodeRemoval::new(&table, "c").unwrap();
+        assert_eq!(removal.table(&Removal::Swap).unwrap().to_text(), "a\nb\n");
+    }
+
+    #[test]
+    fn refusals() {
+        let table = NodeTable::parse("a\nb\n").unwrap();
+        assert_eq!(
+            NodeRemoval::new(&table, "z").unwrap_err(),
+            RemovalError::UnknownNode { node: "z".into() }
+        );
+        let single = NodeTable::parse("a\n+a\n").unwrap();
+        assert_eq!(
+            NodeRemoval::new(&single, "a").unwrap_err(),
+            RemovalError::OnlyNode { node: "a".into() }
+        );
+        let removal = NodeRemoval::new(&table, "a").unwrap();
+        for survivor in ["a", "z"] {
+            assert!(removal.table(&Removal::Point(survivor.into())).is_err());
+        }
+        assert_eq!("point:".parse::<Removal>(), Err("point:".to_string()));
+        assert_eq!("swap".parse::<Removal>(), Ok(Removal::Swap));
+    }
+}

@@ -1,0 +1,350 @@
+//! Inputs read front to back: a pipe, or a file in a text format. One
+//! worker at a time takes the next *block* of the input (whole keys, or
+//! whole lines) under a lock, which only copies bytes and counts lines;
+//! the worker then decodes it (parses decimal lines, hashes byte lines)
+//! after letting go of the input, so that decoding runs on every worker.
+//!
+//! Counting a block's lines under the lock numbers every key and line
+//! before the block is decoded, so that positions and the line numbers in
+//! error messages do not depend on which worker decodes what.
+
+use std::io::Read;
+
+use crate::decimal::parse_decimal;
+use crate::error::Error;
+
+/// The formats read front to back in blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SequentialFormat {
+    /// 8-byte little-endian keys back to back.
+    U64le,
+    /// One decimal u64 per line.
+    Decimal,
+    /// One byte-string key per line, pre-hashed with XXH3-64.
+    Bytes,
+}
+
+/// The longest decimal line read whole; `u64::MAX` has 20 digits.
+const DECIMAL_LINE_LIMIT: usize = 4096;
+
+/// The longest byte-key line by default (`--max-line-bytes` changes it):
+/// a bound, so that an input without line ends (`/dev/zero`, a binary file
+/// read as text) is refused instead of filling memory.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Whole keys or whole lines of the input.
+#[derive(Default)]
+pub struct Block {
+    /// The block's bytes.
+    pub bytes: Vec<u8>,
+    /// The position of the block's first key in the input, from 0; in the
+    /// text formats its line number is one more.
+    pub first: u64,
+    /// The longest line (without its end) the decoder accepts.
+    pub line_limit: usize,
+}
+
+/// The input, front to back.
+pub struct Sequential {
+    source: Box<dyn Read + Send>,
+    name: String,
+    format: SequentialFormat,
+    /// The longest byte-key line accepted.
+    max_line_bytes: usize,
+    /// Bytes read past the last block's end: the start of its next line
+    /// or key.
+    carry: Vec<u8>,
+    /// Keys (one per line in the text formats) in the blocks so far.
+    keys: u64,
+    /// Bytes read so far.
+    read: u64,
+    at_end: bool,
+    /// The tenant seed of the byte keys' pre-hash.
+    hash_seed: u64,
+}
+
+impl Sequential {
+    /// Reads `source`, named `name` in messages, in `format`.
+    pub fn new(source: Box<dyn Read + Send>, name: String, format: SequentialFormat) -> Sequential {
+        Sequential {
+            source,
+            name,
+            format,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            carry: Vec::new(),
+            keys: 0,
+            read: 0,
+            at_end: false,
+            hash_seed: 0,
+        }
+    }
+
+    /// Accepts byte-key lines of up to `max` bytes instead of
+    /// [`DEFAULT_MAX_LINE_BYTES`].
+    pub fn with_max_line_bytes(mut self, max: usize) -> Sequential {
+        self.max_line_bytes = max;
+        self
+    }
+
+    /// The longest line (without `\n` or `\r\n`) of this format.
+    fn line_limit(&self) -> usize {
+        match self.format {
+            SequentialFormat::U64le => usize::MAX,
+            SequentialFormat::Decimal => DECIMAL_LINE_LIMIT,
+            SequentialFormat::Bytes => self.max_line_bytes,
+        }
+    }
+
+    /// Pre-hashes byte keys with the tenant `seed` (0: unseeded).
+    pub fn with_hash_seed(mut self, seed: u64) -> Sequential {
+        self.hash_seed = seed;
+        self
+    }
+
+    /// The tenant seed of the byte keys' pre-hash.
+    pub fn hash_seed(&self) -> u64 {
+        self.hash_seed
+    }
+
+    /// The input's name, for messages.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The format of its keys.
+    pub fn format(&self) -> SequentialFormat {
+        self.format
+    }
+
+    /// Replaces `block` with the next block of about `max` bytes, cut after
+    /// the last whole key or line (a longer line is taken whole). Returns
+    /// the progress made (keys for `u64le`, bytes for text) and the number
+    /// of keys in the block, 0 at the end.
+    pub fn next_block(&mut self, block: &mut Block, max: usize) -> Result<(u64, u64), Error> {
+        let max = max.max(8);
+        let bytes = &mut block.bytes;
+        bytes.clear();
+        bytes.append(&mut self.carry);
+        block.first = self.keys;
+        block.line_limit = self.line_limit();
+        let mut read = 0;
+        let cut = loop {
+            if bytes.len() >= max || self.at_end {
+                match self.boundary(bytes) {
+                    _ if self.at_end => break bytes.len(),
+                    Some(cut) => break cut,
+                    None => {}
+                }
+                // One unfinished line fills the block; past the bound (and a
+                // `\r` that may end it), stop here rather than read a binary
+                // file, or `/dev/zero`, whole.
+                if bytes.len() > block.line_limit.saturating_add(1) {
+                    return Err(too_long(
+                        &self.name,
+                        block.first + 1,
+                        self.format,
+                        block.line_limit,
+                    ));
+                }
+            }
+            let start = bytes.len();
+            let room = if start < max { max - start } else { max };
+            // Reads until `room` bytes or the end, into spare capacity
+            // without zeroing it first, and retries interrupted reads.
+            let n = (&mut *self.source)
+                .take(room as u64)
+                .read_to_end(bytes)
+                .map_err(|source| Error::Read {
+                    name: self.name.clone(),
+                    source,
+                })?;
+            read += n as u64;
+            self.at_end = n < room;
+        };
+        self.carry.extend_from_slice(&bytes[cut..]);
+        bytes.truncate(cut);
+        self.read += read;
+        let (keys, progress) = match self.format {
+            SequentialFormat::U64le => {
+                if !bytes.len().is_multiple_of(8) {
+                    // Only the end of the input leaves part of a key.
+                    return Err(Error::NotWholeKeys {
+                        name: self.name.clone(),
+                        len: self.read,
+                    });
+                }
+                let keys = (bytes.len() / 8) as u64;
+                (keys, keys)
+            }
+            SequentialFormat::Decimal | SequentialFormat::Bytes => {
+                let ends = count_newlines(bytes);
+                let unended = bytes.last().is_some_and(|&b| b != b'\n');
+                (ends + u64::from(unended), read)
+            }
+        };
+        self.keys += keys;
+        Ok((progress, keys))
+    }
+
+    /// Where the last whole key or line in `bytes` ends, if any does.
+    fn boundary(&self, bytes: &[u8]) -> Option<usize> {
+        match self.format {
+            SequentialFormat::U64le => Some(bytes.len() / 8 * 8).filter(|&cut| cut > 0),
+            SequentialFormat::Decimal | SequentialFormat::Bytes => {
+                memchr::memrchr(b'\n', bytes).map(|i| i + 1)
+            }
+        }
+    }
+}
+
+/// The number of `\n` in `bytes`, counted under the input's lock, so fast:
+/// a byte count per 255-byte run never overflows, and the compiler turns
+/// it into vector compares and adds.
+fn count_newlines(bytes: &[u8]) -> u64 {
+    bytes
+        .chunks(255)
+        .map(|run| u64::from(run.iter().map(|&b| u8::from(b == b'\n')).sum::<u8>()))
+        .sum()
+}
+
+/// Replaces `keys` with the keys of `block`, read from `name` in `format`.
+pub fn decode(
+    format: SequentialFormat,
+    hash_seed: u64,
+    name: &str,
+    block: &Block,
+    keys: &mut Vec<u64>,
+) -> Result<(), Error> {
+    keys.clear();
+    if format == SequentialFormat::U64le {
+        let whole = block.bytes.chunks_exact(8);
+        keys.extend(whole.map(|k| u64::from_le_bytes(k.try_into().expect("8 bytes"))));
+        return Ok(());
+    }
+    let mut rest = &block.bytes[..];
+    let mut line = block.first + 1;
+    while !rest.is_empty() {
+        // Decimal lines are short: a plain scan finds their end sooner than
+        // a vectorized search, which pays off on longer byte-key lines.
+        let end = match format {
+            SequentialFormat::Bytes => memchr::memchr(b'\n', rest),
+            _ => rest.iter().position(|&b| b == b'\n'),
+        };
+        let (text, next) = match end {
+            Some(end) => (&rest[..end], &rest[end + 1..]),
+            None => (rest, &[][..]),
+        };
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        if text.len() > block.line_limit {
+            return Err(too_long(name, line, format, block.line_limit));
+        }
+        keys.push(match format {
+            SequentialFormat::Bytes => jumpshard::bytes::prehash_seeded(text, hash_seed),
+            _ => parse_decimal(text).map_err(|why| Error::BadKey {
+                name: name.to_owned(),
+                line,
+                column: None,
+                why,
+            })?,
+        });
+        line += 1;
+        rest = next;
+    }
+    Ok(())
+}
+
+fn too_long(name: &str, line: u64, format: SequentialFormat, limit: usize) -> Error {
+    Error::LineTooLong {
+        name: name.to_owned(),
+        line,
+        limit,
+        byte_key: format == SequentialFormat::Bytes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every block of `input` in `format`, at most `max` bytes asked each.
+    fn blocks(
+        input: &[u8],
+        format: SequentialFormat,
+        max: usize,
+    ) -> Result<Vec<(u64, Vec<u64>)>, String> {
+        let mut reader = Sequential::new(
+            Box::new(std::io::Cursor::new(input.to_vec())),
+            "in".into(),
+            format,
+        );
+        let mut block = Block::default();
+        let mut out = Vec::new();
+        loop {
+            let (_, keys) = reader.next_block(&mut block, max)?;
+            if keys == 0 {
+                return Ok(out);
+            }
+            let mut decoded = Vec::new();
+            decode(format, 0, "in", &block, &mut decoded)?;
+            assert_eq!(decoded.len() as u64, keys);
+            out.push((block.first + 1, decoded));
+        }
+    }
+
+    #[test]
+    fn blocks_end_on_whole_lines_and_count_them() {
+        let text = b"1\n22\r\n333\n\n4444";
+        for max in [1, 2, 3, 5, 8, 100] {
+            let got = blocks(text, SequentialFormat::Bytes, max).unwrap();
+            let lines: Vec<u64> = got.iter().flat_map(|(_, k)| k.clone()).collect();
+            let want: Vec<u64> = ["1", "22", "333", "", "4444"]
+                .iter()
+                .map(|l| jumpshard::bytes::prehash(l.as_bytes()))
+                .collect();
+            assert_eq!(lines, want, "max {max}");
+            let mut next = 1;
+            for (first, keys) in &got {
+                assert_eq!(*first, next);
+                next += keys.len() as u64;
+            }
+        }
+        let err = blocks(text, SequentialFormat::Decimal, 3).unwrap_err();
+        assert_eq!(
+            err,
+            "in line 4: empty line where a decimal u64 key was expected"
+        );
+    }
+
+    #[test]
+    fn u64le_blocks_hold_whole_keys() {
+        let keys: Vec<u64> = (1..=10).collect();
+        let bytes: Vec<u8> = keys.iter().flat_map(|k| k.to_le_bytes()).collect();
+        for max in [1, 8, 9, 24, 1000] {
+            let got: Vec<u64> = blocks(&bytes, SequentialFormat::U64le, max)
+                .unwrap()
+                .into_iter()
+                .flat_map(|(_, k)| k)
+                .collect();
+            assert_eq!(got, keys, "max {max}");
+        }
+        let err = blocks(&bytes[..77], SequentialFormat::U64le, 16).unwrap_err();
+        assert!(
+            err.contains("77 bytes") && err.contains("multiple of 8"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_long_decimal_line_stops_the_read_early() {
+        let mut input = b"7\n".to_vec();
+        input.extend(std::iter::repeat_n(b'1', 1 << 20));
+        let err = blocks(&input, SequentialFormat::Decimal, 1 << 16).unwrap_err();
+        assert!(
+            err.contains("line 2") && err.contains("longer than 4096"),
+            "{err}"
+        );
+        // Byte keys may be long.
+        let got = blocks(&input, SequentialFormat::Bytes, 1 << 16).unwrap();
+        assert_eq!(got.iter().map(|(_, k)| k.len()).sum::<usize>(), 2);
+    }
+}
