@@ -12,7 +12,9 @@
 //! - `bytes`: each line is one byte-string key, pre-hashed with XXH3-64
 //!   (`jumpshard::bytes::prehash_seeded`); a line longer than the bound
 //!   (1 MiB by default) is refused without being read whole.
-//! - `csv`, `parquet`: see [`crate::csv_column`] and the Parquet source.
+//! - `csv`: decimal keys in one column (a name from the header line, or an
+//!   index from 0); `parquet`: a uint64 or int64 column of a file, or of
+//!   every `*.parquet` file of a directory.
 //!
 //! A line is what lies between two `\n`, without the `\n` and without one
 //! `\r` before it (so `\r\n` files read as `\n` files); a last line without

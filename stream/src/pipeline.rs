@@ -30,7 +30,7 @@
 //! # Ok::<(), jumpshard_stream::Error>(())
 //! ```
 //!
-//! Memory is bounded by a fixed set of buffers, [`SPARE`] more than there
+//! Memory is bounded by a fixed set of buffers, `SPARE` (2) more than there
 //! are workers: a worker needs a free one to take a chunk, and the writer
 //! frees it once the chunk is written. The buffers are reused, so a long
 //! stream allocates only at its start.
@@ -55,7 +55,7 @@ const KEYS_IN_FLIGHT: usize = 1 << 23;
 
 /// The automatic chunk size: 256 Ki keys (2 MiB, at home in a core's
 /// caches between its read and its computation), smaller with so many
-/// workers that the buffers would exceed [`KEYS_IN_FLIGHT`].
+/// workers that the buffers would exceed `KEYS_IN_FLIGHT` (2^23 keys).
 pub fn chunk_keys(workers: usize) -> usize {
     (KEYS_IN_FLIGHT / (workers + SPARE)).clamp(1 << 12, 1 << 18)
 }
