@@ -53,6 +53,10 @@ test-python:
 
 lint:
 	$(CARGO) fmt --all -- --check
+	# No source file imports from another that imports from it, directly or
+	# round a longer ring: every file has its place in a layering.
+	.ci/module-cycles --self-test
+	.ci/module-cycles
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	# Library users without a C++ compiler build without the reference; the
 	# C library and the streaming engine build without rayon and Parquet.

@@ -302,6 +302,13 @@ const char *jumpshard_kernel_name(void);
 jumpshard_status jumpshard_set_kernel(const char *name);
 
 /**
+ * A static, NUL-terminated English description of `status`, for any value
+ * (codes this version does not know get a generic message). Never NULL;
+ * the caller must not free it.
+ */
+const char *jumpshard_status_message(int32_t status);
+
+/**
  * The move plan of `keys` from `from_buckets` to `to_buckets` buckets:
  * every key whose bucket differs between the two counts, in input order.
  * On success `*moved` is their number and, for each `i < *moved`,
@@ -368,13 +375,6 @@ jumpshard_status jumpshard_plan_parallel(const uint64_t *keys,
                                          size_t capacity,
                                          size_t *moved,
                                          size_t threads);
-
-/**
- * A static, NUL-terminated English description of `status`, for any value
- * (codes this version does not know get a generic message). Never NULL;
- * the caller must not free it.
- */
-const char *jumpshard_status_message(int32_t status);
 
 /**
  * The version of the library that is loaded, "MAJOR.MINOR.PATCH": compare

@@ -2,6 +2,8 @@
 
 use core::fmt;
 
+use crate::kernel::names::{DIVISIONS, KERNELS};
+
 /// Everything the library can refuse, each naming the offending value.
 ///
 /// ```
@@ -94,7 +96,7 @@ impl fmt::Display for Error {
             Error::InvalidBucketCount { value } => write!(
                 f,
                 "invalid bucket count {value}: it must be between 1 and {}",
-                crate::BucketCount::MAX.get()
+                i32::MAX
             ),
             Error::LengthMismatch { keys, out } => write!(
                 f,
@@ -103,7 +105,7 @@ impl fmt::Display for Error {
             Error::UnknownKernel { name } => write!(
                 f,
                 "unknown kernel {name:?}: expected one of {}",
-                crate::Kernel::NAMES.join(", ")
+                KERNELS.join(", ")
             ),
             Error::UnsupportedKernel { name } => {
                 write!(f, "kernel {name} is not supported by this CPU")
@@ -111,7 +113,7 @@ impl fmt::Display for Error {
             Error::UnknownDivision { name } => write!(
                 f,
                 "unknown division strategy {name:?}: expected one of {}",
-                crate::Division::NAMES.join(", ")
+                DIVISIONS.join(", ")
             ),
             Error::UnsupportedDivision { kernel, division } => {
                 write!(f, "kernel {kernel} has no {division} division strategy")

@@ -19,6 +19,7 @@ mod buffers;
 mod bytes;
 mod guard;
 mod kernel;
+mod message;
 mod plan;
 mod status;
 mod version;

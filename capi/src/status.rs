@@ -1,8 +1,7 @@
 //! The status codes, their messages, and how library errors map onto them.
 
-use core::ffi::{c_char, CStr};
+use core::ffi::CStr;
 
-use crate::guard::guard;
 use jumpshard::Error;
 
 /// What every fallible function returns: `JUMPSHARD_OK` (0) on success,
@@ -66,13 +65,13 @@ impl jumpshard_status {
     /// The status with this code; C may pass any `int32_t`, so this is how
     /// a code coming in from C becomes an enum value without undefined
     /// behaviour.
-    fn from_code(code: i32) -> Option<jumpshard_status> {
+    pub(crate) fn from_code(code: i32) -> Option<jumpshard_status> {
         jumpshard_status::ALL
             .into_iter()
             .find(|&status| status as i32 == code)
     }
 
-    fn message(self) -> &'static CStr {
+    pub(crate) fn message(self) -> &'static CStr {
         use jumpshard_status::*;
         match self {
             JUMPSHARD_OK => c"success",
@@ -125,19 +124,6 @@ impl jumpshard_status {
             _ => jumpshard_status::JUMPSHARD_ERROR_PANIC,
         }
     }
-}
-
-/// A static, NUL-terminated English description of `status`, for any value
-/// (codes this version does not know get a generic message). Never NULL;
-/// the caller must not free it.
-#[no_mangle]
-pub extern "C" fn jumpshard_status_message(status: i32) -> *const c_char {
-    const UNKNOWN: &CStr = c"unknown jumpshard status code";
-    guard(UNKNOWN.as_ptr(), || {
-        jumpshard_status::from_code(status)
-            .map_or(UNKNOWN, jumpshard_status::message)
-            .as_ptr()
-    })
 }
 
 #[cfg(test)]

@@ -53,7 +53,7 @@ impl Division {
     pub const ALL: [Division; 3] = [Division::Ieee, Division::Newton, Division::Hybrid];
 
     /// The names accepted by [`Division::by_name`] and `JUMPSHARD_DIVISION`.
-    pub const NAMES: [&'static str; 3] = ["ieee", "newton", "hybrid"];
+    pub const NAMES: [&'static str; 3] = super::names::DIVISIONS;
 
     /// The strategy called `name`, one of [`Division::NAMES`].
     pub fn by_name(name: &str) -> Result<Division, Error> {

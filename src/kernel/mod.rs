@@ -15,6 +15,7 @@ pub(crate) mod active;
 pub(crate) mod cpu;
 pub(crate) mod division;
 pub(crate) mod filter;
+pub(crate) mod names;
 pub(crate) mod scalar;
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
@@ -74,7 +75,7 @@ pub(crate) enum Isa {
 impl Kernel {
     /// Every kernel name the library knows, whatever this CPU runs, as
     /// accepted by [`Kernel::by_name`] and the `JUMPSHARD_KERNEL` variable.
-    pub const NAMES: [&'static str; 4] = ["scalar", "avx2", "avx512", "neon"];
+    pub const NAMES: [&'static str; 4] = names::KERNELS;
 
     /// The best kernel this CPU runs: the widest SIMD kernel, or scalar.
     pub fn detect() -> Kernel {

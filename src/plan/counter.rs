@@ -2,8 +2,7 @@
 //! slots of a node plan, through one tally.
 
 use std::collections::BTreeMap;
-
-use crate::plan::Resize;
+use std::ops::Range;
 
 /// Destinations counted in an array rather than a map: growing, the
 /// buckets `N..min(M, N + DENSE)`; shrinking, `0..min(M, DENSE)`. Resizes
@@ -35,19 +34,9 @@ pub struct DestinationCounts {
 }
 
 impl DestinationCounts {
-    /// No moves yet, for `resize`'s destinations.
-    pub fn new(resize: Resize) -> DestinationCounts {
-        let mut counts = DestinationCounts::default();
-        counts.reset(resize);
-        counts
-    }
-
-    pub(super) fn reset(&mut self, resize: Resize) {
-        let (base, end) = if resize.shrinks() {
-            (0, resize.to_count().get())
-        } else {
-            (resize.from_count().get(), resize.to_count().get())
-        };
+    /// No moves yet, to the buckets `destinations`.
+    pub(super) fn reset(&mut self, destinations: Range<u32>) {
+        let Range { start: base, end } = destinations;
         self.base = base;
         self.dense.clear();
         self.dense.resize((end - base).min(DENSE) as usize, 0);

@@ -1,6 +1,8 @@
 //! The moves of one batch, as columns.
 
-use crate::plan::{DestinationCounts, PlanScratch, Resize};
+use std::ops::Range;
+
+use crate::plan::{DestinationCounts, PlanScratch};
 
 /// One moving key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -37,16 +39,17 @@ impl MovePlan {
         MovePlan::default()
     }
 
-    pub(super) fn reset(&mut self, resize: Resize, keys: usize) {
+    /// Empties the plan for `keys` keys, with room for `room` moves to the
+    /// buckets `destinations`.
+    pub(super) fn reset(&mut self, keys: usize, room: usize, destinations: Range<u32>) {
         self.keys = keys;
         self.positions.clear();
         self.from.clear();
         self.to.clear();
-        let room = resize.likely_moves(keys);
         self.positions.reserve(room);
         self.from.reserve(room);
         self.to.reserve(room);
-        self.per_destination.reset(resize);
+        self.per_destination.reset(destinations);
     }
 
     /// The number of keys planned, moving or not.

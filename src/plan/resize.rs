@@ -1,7 +1,9 @@
 //! A change of bucket count and its plans: the deciding evaluation, then
 //! the second one for the movers only.
 
-use crate::plan::{MovePlan, PlanScratch};
+use std::ops::Range;
+
+use crate::plan::{DestinationCounts, MovePlan, PlanScratch};
 use crate::{active_kernel, BucketCount, Error};
 
 /// A change of bucket count from N to M, with N != M.
@@ -90,7 +92,11 @@ impl Resize {
     /// stream cut into chunks numbers its keys continuously.
     pub fn plan(self, keys: &[u64], first_position: u64, plan: &mut MovePlan) {
         let kernel = active_kernel();
-        plan.reset(self, keys.len());
+        plan.reset(
+            keys.len(),
+            self.likely_moves(keys.len()),
+            self.destinations(),
+        );
         let other = self.steps().2.get();
         // The deciding bucket is `to` when growing and `from` when shrinking.
         let (decided, evaluated) = if self.shrinks() {
@@ -117,7 +123,7 @@ impl Resize {
     /// expected count plus six standard deviations and 64. Growing a
     /// column by doubling instead would write each byte twice, and in new
     /// memory every page written is a page fault.
-    pub(super) fn likely_moves(self, keys: usize) -> usize {
+    fn likely_moves(self, keys: usize) -> usize {
         let p = self.expected_moved_fraction();
         let mean = keys as f64 * p;
         let spread = 6.0 * (mean * (1.0 - p)).sqrt();
@@ -231,7 +237,11 @@ impl Resize {
             plan.parts = parts;
             return self.plan(keys, first_position, plan);
         }
-        plan.reset(self, keys.len());
+        plan.reset(
+            keys.len(),
+            self.likely_moves(keys.len()),
+            self.destinations(),
+        );
         for part in &parts {
             plan.positions.extend_from_slice(&part.positions);
             plan.from.extend_from_slice(&part.from);
@@ -267,6 +277,13 @@ impl Resize {
         true
     }
 
+    /// The buckets that moving keys go to: the new ones growing, all of
+    /// the new count shrinking.
+    fn destinations(self) -> Range<u32> {
+        let base = if self.shrinks() { 0 } else { self.from.get() };
+        base..self.to.get()
+    }
+
     /// (the deciding count, the first bucket that moves), as the block
     /// loop takes them.
     fn thresholds(self) -> (u32, u32) {
@@ -291,5 +308,14 @@ impl Resize {
         } else {
             (second, first)
         }
+    }
+}
+
+impl DestinationCounts {
+    /// No moves yet, for `resize`'s destinations.
+    pub fn new(resize: Resize) -> DestinationCounts {
+        let mut counts = DestinationCounts::default();
+        counts.reset(resize.destinations());
+        counts
     }
 }

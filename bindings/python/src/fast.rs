@@ -58,7 +58,7 @@ unsafe extern "C" fn bucket(
                     BucketCount::new(n as u32).map_err(args::value_error)?,
                 )
             }
-            _ => crate::bucket(&key, &n)?,
+            _ => bucket(&key, &n)?,
         };
         Ok(bucket.into_pyobject(py)?.into_any().unbind())
     });
@@ -69,6 +69,12 @@ unsafe extern "C" fn bucket(
     };
     error.restore(py);
     std::ptr::null_mut()
+}
+
+/// The bucket of one 64-bit key among `n` (Figure 1, in Rust), with
+/// Python's argument checks: the slow path of the `bucket` function.
+fn bucket(key: &Bound<'_, PyAny>, n: &Bound<'_, PyAny>) -> PyResult<u32> {
+    Ok(jumpshard::bucket(args::key(key)?, args::buckets(n, "n")?))
 }
 
 /// The `bucket` function object, for the module `m`.

@@ -21,12 +21,6 @@ use pyo3::prelude::*;
 
 use crate::keys::{native, ArrayView, Keys};
 
-/// The bucket of one 64-bit key among `n` (Figure 1, in Rust); the body
-/// of the `bucket` function of [`fast`].
-fn bucket(key: &Bound<'_, PyAny>, n: &Bound<'_, PyAny>) -> PyResult<u32> {
-    Ok(jumpshard::bucket(args::key(key)?, args::buckets(n, "n")?))
-}
-
 /// The bucket of every key among `n`, into `out` or a new int32 array.
 #[pyfunction]
 #[pyo3(signature = (keys, n, *, out=None, threads=None))]
