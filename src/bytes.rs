@@ -106,7 +106,11 @@ offset!(i32, i64, u32, u64, usize);
 
 /// Checks that `offsets` cut `data` into `keys` byte strings: `keys + 1`
 /// offsets, each within `0..=data.len()`, none smaller than the one before.
-fn check_offsets<O: Offset>(data: &[u8], offsets: &[O], keys: usize) -> Result<(), Error> {
+pub(crate) fn check_offsets<O: Offset>(
+    data: &[u8],
+    offsets: &[O],
+    keys: usize,
+) -> Result<(), Error> {
     if offsets.len() != keys.saturating_add(1) {
         return Err(Error::OffsetCount {
             offsets: offsets.len(),
@@ -135,7 +139,10 @@ fn check_offsets<O: Offset>(data: &[u8], offsets: &[O], keys: usize) -> Result<(
 }
 
 /// The byte strings of a checked offsets array, in order.
-fn slices<'a, O: Offset>(data: &'a [u8], offsets: &'a [O]) -> impl Iterator<Item = &'a [u8]> {
+pub(crate) fn slices<'a, O: Offset>(
+    data: &'a [u8],
+    offsets: &'a [O],
+) -> impl Iterator<Item = &'a [u8]> {
     // The offsets were checked to lie in 0..=data.len(), so they fit in usize.
     offsets
         .windows(2)
@@ -176,7 +183,7 @@ pub fn prehash_batch<O: Offset>(data: &[u8], offsets: &[O], out: &mut [u64]) -> 
 
 /// Keys pre-hashed per block before the kernel runs on them: small enough
 /// to stay in L1 and on the stack, large enough for any SIMD kernel.
-const BLOCK: usize = 256;
+pub(crate) const BLOCK: usize = 256;
 
 /// The bucket of every byte string in an Arrow-style layout among
 /// `num_buckets`, `out[i]` for `data[offsets[i]..offsets[i + 1]]`, on the

@@ -88,6 +88,29 @@ pub enum Error {
         /// The offset before it.
         previous: i128,
     },
+    /// A bucket beyond a Memento cluster's b-array.
+    NotABucket {
+        /// The bucket.
+        bucket: u32,
+        /// The b-array size.
+        barray: u32,
+    },
+    /// A removal of a bucket already removed.
+    AlreadyRemoved {
+        /// The bucket.
+        bucket: u32,
+    },
+    /// A removal of the only working bucket left.
+    LastWorkingBucket {
+        /// The bucket.
+        bucket: u32,
+    },
+    /// A removal list whose first removal is the b-array's last bucket,
+    /// which is a shrink, never remembered.
+    ShrinkInRemovals {
+        /// The bucket.
+        bucket: u32,
+    },
 }
 
 impl fmt::Display for Error {
@@ -142,6 +165,21 @@ impl fmt::Display for Error {
             } => write!(
                 f,
                 "offset {offset} at index {index} is smaller than the offset {previous} before it"
+            ),
+            Error::NotABucket { bucket, barray } => write!(
+                f,
+                "bucket {bucket} does not exist: the cluster has buckets 0 to {}",
+                *barray as u64 - 1
+            ),
+            Error::AlreadyRemoved { bucket } => write!(f, "bucket {bucket} is already removed"),
+            Error::LastWorkingBucket { bucket } => write!(
+                f,
+                "bucket {bucket} is the last working bucket: a cluster keeps at least one"
+            ),
+            Error::ShrinkInRemovals { bucket } => write!(
+                f,
+                "the first removal, of the last bucket {bucket}, shrinks the cluster and is not \
+                 remembered: describe the cluster with {bucket} buckets instead"
             ),
         }
     }

@@ -42,6 +42,7 @@ mod buckets;
 pub mod bytes;
 mod error;
 mod kernel;
+mod memento;
 pub mod nodes;
 #[cfg(feature = "parallel")]
 mod parallel;
@@ -70,6 +71,7 @@ pub use kernel::active::{
 pub use kernel::cpu::Cpu;
 pub use kernel::division::{Division, DIVISION_ENV};
 pub use kernel::Kernel;
+pub use memento::Memento;
 pub use nodes::{ChangeCounts, NodeMove, NodePlan, NodeTable, TableChange, TableError};
 #[cfg(feature = "parallel")]
 pub use parallel::batch_parallel;
