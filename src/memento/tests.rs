@@ -7,6 +7,10 @@ use crate::Kernel;
 /// Replays `testdata/memento/golden.txt` (see its README) and checks every
 /// state and lookup.
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "minutes under Miri; the batches' memory accesses are the kernels', which Miri checks in their own tests"
+)]
 fn golden_vectors_of_the_authors_engine() {
     let text = include_str!("../../testdata/memento/golden.txt");
     let mut memento: Option<Memento> = None;
@@ -111,6 +115,10 @@ impl PlainChain {
 /// kernel gives the one-key lookups', and the working buckets are exactly
 /// those answered.
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "minutes under Miri; the batches' memory accesses are the kernels', which Miri checks in their own tests"
+)]
 fn resolved_replacers_and_batches_agree_with_the_plain_chain() {
     let keys: Vec<u64> = (0..3000).map(mix).collect();
     for (case, n) in [7u32, 10, 64, 100, 1000, 5000].into_iter().enumerate() {
@@ -154,6 +162,10 @@ fn resolved_replacers_and_batches_agree_with_the_plain_chain() {
 /// Removing a bucket moves exactly its keys; restoring brings exactly
 /// them back; the keys of a removed bucket spread over the working ones.
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "minutes under Miri; the batches' memory accesses are the kernels', which Miri checks in their own tests"
+)]
 fn removal_moves_exactly_the_removed_bucket_s_keys() {
     let keys: Vec<u64> = (0..200_000).map(mix).collect();
     let mut m = Memento::new(BucketCount::new(50).unwrap());
