@@ -62,6 +62,11 @@ pub struct ReadmeDoctests;
 #[doc = include_str!("../docs/rust.md")]
 pub struct RustManualDoctests;
 
+/// The cluster operations page's Rust examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/cluster-operations.md")]
+pub struct ClusterOperationsDoctests;
+
 pub use buckets::BucketCount;
 pub use bytes::{batch_bytes, bucket_bytes};
 pub use error::Error;

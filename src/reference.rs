@@ -1,6 +1,8 @@
 //! The paper's Figure 1, compiled from C++ (`reference/figure1.cpp`) by
 //! `build.rs`: the oracle that tests, benchmarks and `jumpshard verify` hold
-//! every kernel against. Present with the `reference` feature (on by
+//! every kernel against; and the Memento lookup written in C++ from its
+//! specification (`reference/memento.cpp`), the oracle of
+//! [`crate::Memento`]. Present with the `reference` feature (on by
 //! default).
 
 mod ffi {
@@ -12,6 +14,20 @@ mod ffi {
             num_buckets: i32,
             out: *mut i32,
         );
+        pub fn jumpshard_reference_xxh64(data: *const u8, len: usize, seed: u64) -> u64;
+        pub fn jumpshard_reference_memento(
+            key: u64,
+            n: i32,
+            removed: *const i32,
+            removed_len: usize,
+        ) -> i32;
+        pub fn jumpshard_reference_memento_bytes(
+            key: *const u8,
+            len: usize,
+            n: i32,
+            removed: *const i32,
+            removed_len: usize,
+        ) -> i32;
     }
 }
 
@@ -47,5 +63,61 @@ pub fn batch(keys: &[u64], num_buckets: i32, out: &mut [i32]) {
     // outputs, and nothing else.
     unsafe {
         ffi::jumpshard_figure1_batch(keys.as_ptr(), keys.len(), num_buckets, out.as_mut_ptr())
+    }
+}
+
+/// XXH64 of `data` with `seed`, computed by the C++ reference from the
+/// xxHash specification.
+///
+/// ```
+/// assert_eq!(jumpshard::reference::xxh64(b"", 0), 0xEF46_DB37_51D8_E999);
+/// ```
+pub fn xxh64(data: &[u8], seed: u64) -> u64 {
+    // SAFETY: the pointer and length come from a live slice, which the C++
+    // function only reads.
+    unsafe { ffi::jumpshard_reference_xxh64(data.as_ptr(), data.len(), seed) }
+}
+
+/// The removed buckets as the C++ reference takes them: `int32_t`, which
+/// every bucket below 2^31 - 1 fits.
+fn removed_i32(removed: &[u32]) -> Vec<i32> {
+    removed.iter().map(|&b| b as i32).collect()
+}
+
+/// The Memento bucket of the u64 `key` in a b-array of `n` buckets from
+/// which `removed` were removed in this order, following the plain chain
+/// of replacers (see [`crate::Memento`] for the computation).
+///
+/// ```
+/// use jumpshard::{BucketCount, Memento};
+///
+/// let mut m = Memento::new(BucketCount::new(100)?);
+/// m.remove(86)?;
+/// assert_eq!(
+///     jumpshard::reference::memento(1253737204188795044, 100, m.removals()),
+///     m.bucket(1253737204188795044) as i32
+/// );
+/// # Ok::<(), jumpshard::Error>(())
+/// ```
+pub fn memento(key: u64, n: i32, removed: &[u32]) -> i32 {
+    let removed = removed_i32(removed);
+    // SAFETY: `removed` is a live vector of `removed.len()` elements, which
+    // the C++ function only reads.
+    unsafe { ffi::jumpshard_reference_memento(key, n, removed.as_ptr(), removed.len()) }
+}
+
+/// [`memento`] for a byte key, with the hashes of the authors' engine.
+pub fn memento_bytes(key: &[u8], n: i32, removed: &[u32]) -> i32 {
+    let removed = removed_i32(removed);
+    // SAFETY: both pointers come from live slices of the lengths given,
+    // which the C++ function only reads.
+    unsafe {
+        ffi::jumpshard_reference_memento_bytes(
+            key.as_ptr(),
+            key.len(),
+            n,
+            removed.as_ptr(),
+            removed.len(),
+        )
     }
 }
