@@ -47,7 +47,7 @@ fn check_cluster(n: u32, seed: u64) {
                 continue;
             }
             m.remove(b).unwrap();
-            if rng.next_u64() % 7 == 0 {
+            if rng.next_u64().is_multiple_of(7) {
                 m.restore().unwrap();
             }
         }
