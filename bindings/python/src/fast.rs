@@ -58,7 +58,7 @@ unsafe extern "C" fn bucket(
                     BucketCount::new(n as u32).map_err(args::value_error)?,
                 )
             }
-            _ => bucket(&key, &n)?,
+            _ => bucket_checked(&key, &n)?,
         };
         Ok(bucket.into_pyobject(py)?.into_any().unbind())
     });
@@ -73,7 +73,7 @@ unsafe extern "C" fn bucket(
 
 /// The bucket of one 64-bit key among `n` (Figure 1, in Rust), with
 /// Python's argument checks: the slow path of the `bucket` function.
-fn bucket(key: &Bound<'_, PyAny>, n: &Bound<'_, PyAny>) -> PyResult<u32> {
+fn bucket_checked(key: &Bound<'_, PyAny>, n: &Bound<'_, PyAny>) -> PyResult<u32> {
     Ok(jumpshard::bucket(args::key(key)?, args::buckets(n, "n")?))
 }
 
