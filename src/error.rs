@@ -105,6 +105,13 @@ pub enum Error {
         /// The bucket.
         bucket: u32,
     },
+    /// A replica set larger than the buckets it is drawn from.
+    TooManyReplicas {
+        /// The replicas asked for.
+        replicas: usize,
+        /// The buckets available.
+        buckets: u32,
+    },
     /// A removal list whose first removal is the b-array's last bucket,
     /// which is a shrink, never remembered.
     ShrinkInRemovals {
@@ -175,6 +182,10 @@ impl fmt::Display for Error {
             Error::LastWorkingBucket { bucket } => write!(
                 f,
                 "bucket {bucket} is the last working bucket: a cluster keeps at least one"
+            ),
+            Error::TooManyReplicas { replicas, buckets } => write!(
+                f,
+                "{replicas} replicas asked of {buckets} buckets: a set holds distinct buckets"
             ),
             Error::ShrinkInRemovals { bucket } => write!(
                 f,

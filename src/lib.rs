@@ -49,6 +49,7 @@ mod parallel;
 mod plan;
 #[cfg(feature = "reference")]
 pub mod reference;
+pub mod replicas;
 #[cfg(feature = "reference")]
 pub mod verify;
 

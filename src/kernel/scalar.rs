@@ -28,7 +28,7 @@ pub(crate) fn jump(mut key: u64, num_buckets: u32) -> u32 {
 /// checks for NaN and saturates: two compares and selects in the chain
 /// that each iteration waits on.
 #[inline]
-fn next_jump(b_plus_one: u32, key: u64) -> i64 {
+pub(crate) fn next_jump(b_plus_one: u32, key: u64) -> i64 {
     let x = f64::from(b_plus_one) * ((1u64 << 31) as f64 / ((key >> 33) + 1) as f64);
     // SAFETY: `b + 1 <= 2^32 - 1` (a `u32`) and the quotient is at most
     // 2^31 (its divisor is at least 1), so `x` is finite, not negative and
