@@ -105,6 +105,15 @@ pub enum Error {
         /// The bucket.
         bucket: u32,
     },
+    /// A weight that is negative, NaN or infinite.
+    InvalidWeight {
+        /// Its bucket.
+        index: usize,
+        /// The weight, as written.
+        weight: String,
+    },
+    /// Weights that are all zero: no bucket could take a key.
+    AllWeightsZero,
     /// A replica set larger than the buckets it is drawn from.
     TooManyReplicas {
         /// The replicas asked for.
@@ -183,6 +192,13 @@ impl fmt::Display for Error {
                 f,
                 "bucket {bucket} is the last working bucket: a cluster keeps at least one"
             ),
+            Error::InvalidWeight { index, weight } => write!(
+                f,
+                "weight {weight} of bucket {index}: weights must be finite and not negative"
+            ),
+            Error::AllWeightsZero => {
+                f.write_str("every weight is zero: at least one bucket must take keys")
+            }
             Error::TooManyReplicas { replicas, buckets } => write!(
                 f,
                 "{replicas} replicas asked of {buckets} buckets: a set holds distinct buckets"

@@ -52,6 +52,7 @@ pub mod reference;
 pub mod replicas;
 #[cfg(feature = "reference")]
 pub mod verify;
+pub mod weights;
 
 /// The README's examples, run as doctests.
 #[cfg(doctest)]

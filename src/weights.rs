@@ -1,0 +1,244 @@
+//! Real-valued weights, by rejection sampling over Figure 1 (the approach
+//! of mcrouter's weighted CH3 and LogDevice's weighted_ch).
+//!
+//! # The computation
+//!
+//! Bucket `i` accepts a key with probability `p_i = w_i / max(w)`. A key
+//! makes attempts `a = 0, 1, ...`: attempt `a` takes bucket
+//! `b_a = figure1(k_a, n)`, where `k_0` is the key itself and `k_a` for
+//! `a >= 1` is XXH64 of the key's 8 little-endian bytes with seed `a`; it
+//! is accepted when `p_b >= 1`, or when `u_a < p_b` for the coin
+//! `u_a = (XXH64(key bytes, seed 2^32 + a) >> 11) * 2^-53`. After
+//! [`MAX_ATTEMPTS`] refusals the key goes to the attempted bucket of the
+//! largest weight (the first attempt among equals); if every attempted
+//! bucket weighs 0, to the first bucket of positive weight after the last
+//! attempt's, cyclically.
+//!
+//! What it promises:
+//!
+//! - all weights equal: every key gets Figure 1's bucket, at attempt 0;
+//! - changing one bucket's weight, the maximum staying the same, moves keys
+//!   only onto or off that bucket (an attempt's outcome elsewhere does not
+//!   depend on it, nor does the fallback, except to pick it or not);
+//! - bucket `i` receives a share of the keys near `w_i / sum(w)`.
+//!
+//! What it does not: growing `n` is monotone only when the new buckets
+//! carry the maximum weight (a new bucket changes the attempts' buckets,
+//! as Figure 1 does, and a lighter one refuses some of the keys it draws);
+//! and changing the maximum weight rescales every bucket's acceptance.
+//!
+//! ```
+//! use jumpshard::{weights::Weights, BucketCount};
+//!
+//! let even = Weights::new(&[1.0; 10])?;
+//! assert_eq!(even.bucket(42), jumpshard::bucket(42, BucketCount::new(10)?));
+//!
+//! let mut w = [1.0; 10];
+//! w[3] = 0.5; // bucket 3 has half the capacity
+//! let half = Weights::new(&w)?;
+//! let on_3 = (0..100_000u64).filter(|&k| half.bucket(k) == 3).count();
+//! assert!((on_3 as f64 / 100_000.0 - 0.5 / 9.5).abs() < 0.005);
+//! # Ok::<(), jumpshard::Error>(())
+//! ```
+
+use crate::kernel::check_lengths;
+use crate::kernel::scalar::jump;
+use crate::{active_kernel, BucketCount, Error};
+
+/// Refusals after which a key takes the fallback bucket; with weights all
+/// above 0.1 of the maximum, fewer than one key in 10^2 reaches it.
+pub const MAX_ATTEMPTS: u32 = 64;
+
+/// Buckets with real-valued weights (see the [module documentation](self)).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Weights {
+    /// Each bucket's acceptance probability, `w_i / max(w)`.
+    accept: Vec<f64>,
+    n: BucketCount,
+}
+
+impl Weights {
+    /// Buckets `0..weights.len()` with these weights. Fails with
+    /// [`Error::InvalidWeight`] for a negative, NaN or infinite weight,
+    /// [`Error::AllWeightsZero`], and [`Error::InvalidBucketCount`] for no
+    /// weights or more than 2^31 - 1.
+    ///
+    /// ```
+    /// use jumpshard::{weights::Weights, Error};
+    ///
+    /// assert!(matches!(Weights::new(&[1.0, -2.0]), Err(Error::InvalidWeight { index: 1, .. })));
+    /// assert!(matches!(Weights::new(&[1.0, f64::NAN]), Err(Error::InvalidWeight { index: 1, .. })));
+    /// assert_eq!(Weights::new(&[0.0, 0.0]), Err(Error::AllWeightsZero));
+    /// ```
+    pub fn new(weights: &[f64]) -> Result<Weights, Error> {
+        let n = BucketCount::try_from(weights.len())?;
+        if let Some((index, w)) = weights
+            .iter()
+            .enumerate()
+            .find(|(_, w)| !w.is_finite() || w.is_sign_negative() && **w != 0.0)
+        {
+            return Err(Error::InvalidWeight {
+                index,
+                weight: w.to_string(),
+            });
+        }
+        let max = weights.iter().copied().fold(0.0, f64::max);
+        if max == 0.0 {
+            return Err(Error::AllWeightsZero);
+        }
+        let accept = weights.iter().map(|&w| w / max).collect();
+        Ok(Weights { accept, n })
+    }
+
+    /// The number of buckets.
+    pub fn len(&self) -> BucketCount {
+        self.n
+    }
+
+    /// The bucket of `key`.
+    pub fn bucket(&self, key: u64) -> u32 {
+        self.resolve(key, jump(key, self.n.get()))
+    }
+
+    /// The bucket of `key` whose attempt 0 gave `first`.
+    fn resolve(&self, key: u64, first: u32) -> u32 {
+        let bytes = key.to_le_bytes();
+        let mut best = first;
+        let mut b = first;
+        for attempt in 0..MAX_ATTEMPTS {
+            if attempt > 0 {
+                let k = xxhash_rust::xxh64::xxh64(&bytes, u64::from(attempt));
+                b = jump(k, self.n.get());
+            }
+            let p = self.accept[b as usize];
+            if p >= 1.0 {
+                return b;
+            }
+            let coin = xxhash_rust::xxh64::xxh64(&bytes, (1 << 32) + u64::from(attempt));
+            if ((coin >> 11) as f64) * (1.0 / (1u64 << 53) as f64) < p {
+                return b;
+            }
+            if p > self.accept[best as usize] {
+                best = b;
+            }
+        }
+        if self.accept[best as usize] > 0.0 {
+            return best;
+        }
+        let n = self.n.get();
+        (1..=n)
+            .map(|step| ((u64::from(b) + u64::from(step)) % u64::from(n)) as u32)
+            .find(|&i| self.accept[i as usize] > 0.0)
+            .expect("some weight is positive")
+    }
+
+    /// [`Weights::bucket`] of every key, into `out[i]` for `keys[i]`: attempt
+    /// 0 on the [`crate::active_kernel`], the rest for the keys it refused.
+    /// Fails with [`Error::LengthMismatch`], leaving `out` untouched, when
+    /// the lengths differ.
+    ///
+    /// ```
+    /// use jumpshard::weights::Weights;
+    ///
+    /// let w = Weights::new(&[1.0, 0.25, 1.0, 0.0])?;
+    /// let keys: Vec<u64> = (0..1000).collect();
+    /// let mut out = vec![0; 1000];
+    /// w.batch(&keys, &mut out)?;
+    /// assert!(keys.iter().zip(&out).all(|(&k, &b)| b == w.bucket(k) && b != 3));
+    /// # Ok::<(), jumpshard::Error>(())
+    /// ```
+    pub fn batch(&self, keys: &[u64], out: &mut [u32]) -> Result<(), Error> {
+        check_lengths(keys, out)?;
+        active_kernel().run(keys, self.n.get(), out);
+        for (b, &key) in out.iter_mut().zip(keys) {
+            if self.accept[*b as usize] < 1.0 {
+                *b = self.resolve(key, *b);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(n: u64) -> Vec<u64> {
+        (0..n)
+            .map(|i| xxhash_rust::xxh64::xxh64(&i.to_le_bytes(), 3))
+            .collect()
+    }
+
+    #[test]
+    fn equal_weights_are_figure_1() {
+        let keys = keys(20_000);
+        for n in [1u32, 2, 10, 1000] {
+            let w = Weights::new(&vec![2.5; n as usize]).unwrap();
+            let count = BucketCount::new(n).unwrap();
+            assert!(keys.iter().all(|&k| w.bucket(k) == crate::bucket(k, count)));
+        }
+    }
+
+    /// Changing one bucket's weight moves keys only onto or off it; the
+    /// shares follow the weights.
+    #[test]
+    #[cfg_attr(miri, ignore = "statistics over 10^5 keys take hours under Miri")]
+    fn one_weight_changed_moves_keys_only_onto_or_off_it() {
+        let keys = keys(100_000);
+        let base = [1.0, 0.8, 1.0, 0.3, 1.0, 0.6, 0.05, 1.0];
+        let before = Weights::new(&base).unwrap();
+        let mut out_before = vec![0; keys.len()];
+        before.batch(&keys, &mut out_before).unwrap();
+        let total: f64 = base.iter().sum();
+        for (i, &w) in base.iter().enumerate() {
+            let share =
+                out_before.iter().filter(|&&b| b as usize == i).count() as f64 / keys.len() as f64;
+            assert!(
+                (share - w / total).abs() < 0.01,
+                "bucket {i}: {share} vs {}",
+                w / total
+            );
+        }
+        for (changed, new_weight) in [(3usize, 0.9), (1, 0.1), (6, 0.0), (3, 1.0)] {
+            let mut w = base;
+            w[changed] = new_weight;
+            let after = Weights::new(&w).unwrap();
+            let mut out_after = vec![0; keys.len()];
+            after.batch(&keys, &mut out_after).unwrap();
+            for (&x, &y) in out_before.iter().zip(&out_after) {
+                assert!(
+                    x == y || x as usize == changed || y as usize == changed,
+                    "weight of {changed} -> {new_weight}: a key moved {x} -> {y}"
+                );
+                if new_weight == 0.0 {
+                    assert_ne!(y as usize, changed);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn batches_agree_and_bad_weights_are_refused() {
+        let keys = keys(5000);
+        let w = Weights::new(&[0.0, 0.0, 0.001, 0.0, 1e-9]).unwrap();
+        let mut out = vec![0; keys.len()];
+        w.batch(&keys, &mut out).unwrap();
+        assert!(out.iter().all(|&b| b == 2 || b == 4));
+        assert!(keys.iter().zip(&out).all(|(&k, &b)| w.bucket(k) == b));
+        assert!(matches!(
+            Weights::new(&[]),
+            Err(Error::InvalidBucketCount { value: 0 })
+        ));
+        assert!(matches!(
+            Weights::new(&[1.0, f64::INFINITY]),
+            Err(Error::InvalidWeight { index: 1, .. })
+        ));
+        assert!(Weights::new(&[-0.0, 1.0]).is_ok());
+        let mut short = [7u32; 1];
+        assert_eq!(
+            w.batch(&[1, 2], &mut short),
+            Err(Error::LengthMismatch { keys: 2, out: 1 })
+        );
+        assert_eq!(short, [7]);
+    }
+}
