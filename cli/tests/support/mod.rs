@@ -115,3 +115,15 @@ pub fn listing(dir: &Path) -> Vec<String> {
 pub fn path_str(p: &Path) -> &str {
     p.to_str().unwrap()
 }
+
+/// Writes a node table `name` into `dir`.
+pub fn table(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The JSON summary a command printed.
+pub fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(o)).unwrap_or_else(|e| panic!("{e}: {}", stdout(o)))
+}

@@ -1,0 +1,244 @@
+//! `remove`: the removal options weighed over keys, the recommendation, and
+//! what it refuses.
+
+mod support;
+
+use support::*;
+
+#[test]
+fn remove_weighs_every_option() {
+    let d = dir();
+    let old = table(d.path(), "old", "n0\nn1\nn2\nn3\nn4\nn5\nn6\nn7\nn8\nn9\n");
+    let written = d.path().join("new");
+    let o = run(&[
+        "remove",
+        "--nodes",
+        path_str(&old),
+        "--node",
+        "n3",
+        "--generate",
+        "200000",
+        "--json",
+        "--write-table",
+        path_str(&written),
+    ]);
+    assert_ok(&o);
+    let r = json(&o);
+    let options = r["options"].as_array().unwrap();
+    let names: Vec<&str> = options
+        .iter()
+        .map(|o| o["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names[0], "swap");
+    assert_eq!(names.last(), Some(&"hole"));
+    assert_eq!(names.len(), 1 + 9 + 1);
+    assert!(names.contains(&"point:n0") && !names.contains(&"point:n3"));
+    // Swap moves about 2/10 of the keys and keeps the balance; pointing
+    // moves 1/10 but doubles a node; the hole moves far more.
+    let moved = |name: &str| {
+        options.iter().find(|o| o["name"] == name).unwrap()["moved"]
+            .as_f64()
+            .unwrap()
+            / 2e5
+    };
+    let balance = |name: &str| {
+        options.iter().find(|o| o["name"] == name).unwrap()["max_over_mean_after"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!((moved("swap") - 0.2).abs() < 0.02, "{}", moved("swap"));
+    assert!((moved("point:n0") - 0.1).abs() < 0.01);
+    assert!(moved("hole") > 0.5);
+    assert!(balance("swap") < 1.05 && balance("point:n0") > 1.7);
+    assert_eq!(r["recommended"], "swap");
+    assert!(r["reason"].as_str().unwrap().contains("within 1.25"));
+    // The written table: n9 took n3's slot, one slot fewer.
+    let t = std::fs::read_to_string(&written).unwrap();
+    assert_eq!(t, "n0\nn1\nn2\nn9\nn4\nn5\nn6\nn7\nn8\n");
+    // Pointing at a survivor: exactly n3's keys move, all to it, and the
+    // reshard between the two tables agrees.
+    let pointed = d.path().join("pointed");
+    let o = run(&[
+        "remove",
+        "--nodes",
+        path_str(&old),
+        "--node",
+        "n3",
+        "--generate",
+        "200000",
+        "--json",
+        "--write-table",
+        path_str(&pointed),
+        "--choose",
+        "point:n5",
+    ]);
+    assert_ok(&o);
+    let r = json(&o);
+    let point = r["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["name"] == "point:n5")
+        .unwrap()
+        .clone();
+    let o = run(&[
+        "reshard",
+        "--nodes",
+        path_str(&old),
+        "--to-nodes",
+        path_str(&pointed),
+        "--generate",
+        "200000",
+        "--json",
+    ]);
+    assert_ok(&o);
+    let s = json(&o);
+    for field in ["moved", "transfers", "load_after", "max_over_mean_after"] {
+        assert_eq!(s[field], point[field], "{field}");
+    }
+    assert_eq!(s["bucket_changes"], 0);
+    // And swap's figures are the reshard's.
+    let o = run(&[
+        "reshard",
+        "--nodes",
+        path_str(&old),
+        "--to-nodes",
+        path_str(&written),
+        "--generate",
+        "200000",
+        "--json",
+    ]);
+    let s = json(&o);
+    let swap = options[0].clone();
+    for field in ["moved", "bucket_changes", "transfers", "load_after"] {
+        assert_eq!(s[field], swap[field], "{field}");
+    }
+    // The text form marks and explains the recommendation.
+    let o = run(&[
+        "remove",
+        "--nodes",
+        path_str(&old),
+        "--node",
+        "n3",
+        "--generate",
+        "20000",
+    ]);
+    assert_ok(&o);
+    let text = stdout(&o);
+    assert!(
+        text.contains("* swap") && text.contains("recommended swap: the fewest moves"),
+        "{text}"
+    );
+}
+
+#[test]
+fn remove_with_a_tight_bound_or_the_last_or_a_heavy_node() {
+    let d = dir();
+    let old = table(d.path(), "old", "a\nb\nc\n+a\nd\n");
+    let out = d.path().join("t");
+    // `a` serves slots 0 and 3: the swap fills slot 0 with d and drops 3, 4.
+    let o = run(&[
+        "remove",
+        "--nodes",
+        path_str(&old),
+        "--node",
+        "a",
+        "--generate",
+        "50000",
+        "--write-table",
+        path_str(&out),
+        "--choose",
+        "swap",
+    ]);
+    assert_ok(&o);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "d\nb\nc\n");
+    // The last node: swapping is shrinking.
+    let o = run(&[
+        "remove",
+        "--nodes",
+        path_str(&old),
+        "--node",
+        "d",
+        "--generate",
+        "50000",
+        "--json",
+    ]);
+    let r = json(&o);
+    assert!(r["options"][0]["description"]
+        .as_str()
+        .unwrap()
+        .contains("the last"));
+    // No option within 1.0: the best balanced, said so.
+    let o = run(&[
+        "remove",
+        "--nodes",
+        path_str(&old),
+        "--node",
+        "b",
+        "--generate",
+        "50000",
+        "--max-imbalance",
+        "1",
+    ]);
+    assert_ok(&o);
+    assert!(
+        stdout(&o).contains("no option stays within"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn remove_refuses_what_it_cannot_do() {
+    let d = dir();
+    let old = table(d.path(), "old", "a\nb\n");
+    let one = table(d.path(), "one", "a\n+a\n");
+    let out = d.path().join("t");
+    let before = listing(d.path());
+    let cases: [(Vec<&str>, &[&str]); 5] = [
+        (vec!["--node", "zz"], &["--node zz", "no line", "a, b"]),
+        (
+            vec![
+                "--node",
+                "a",
+                "--write-table",
+                path_str(&out),
+                "--choose",
+                "point:a",
+            ],
+            &["--choose point:a", "not an option", "point:b"],
+        ),
+        (
+            vec![
+                "--node",
+                "a",
+                "--write-table",
+                path_str(&out),
+                "--choose",
+                "bogus",
+            ],
+            &["--choose bogus"],
+        ),
+        (
+            vec!["--node", "a", "--max-imbalance", "0.5"],
+            &["--max-imbalance", "at least 1"],
+        ),
+        (vec!["--node", "a", "--choose", "swap"], &["--write-table"]),
+    ];
+    for (args, words) in cases {
+        let mut all = vec!["remove", "--nodes", path_str(&old), "--generate", "100"];
+        all.extend(args);
+        assert_fails(&run(&all), words);
+        assert_eq!(listing(d.path()), before);
+    }
+    let o = run(&[
+        "remove",
+        "--nodes",
+        path_str(&one),
+        "--node",
+        "a",
+        "--generate",
+        "100",
+    ]);
+    assert_fails(&o, &["only node"]);
+}
