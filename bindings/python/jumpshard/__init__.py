@@ -34,12 +34,25 @@ Byte-string keys (``bytes``, ``str`` as UTF-8, lists of them, Arrow
 binary/string arrays) go through the fixed pre-hash XXH3-64 with seed 0
 (``prehash``), as in the Rust and C APIs and the CLI.
 
+``Memento`` removes and restores any bucket, moving only its keys;
+``replicas(keys, n, k)`` gives each key ``k`` distinct buckets, the first
+its Figure 1 bucket; ``Weights`` gives buckets real-valued weights.
+
+>>> m = jumpshard.Memento(10)
+>>> m.remove(3)
+>>> m.bucket(1253737204188795044) != 3, m.working
+(True, 9)
+>>> jumpshard.replicas(np.array([7], dtype=np.uint64), 100, 3).shape
+(1, 3)
+
 ``jumpshard.dask`` (``pip install 'jumpshard[dask]'``) plans and reshards
 Dask DataFrames and Parquet datasets on a Dask cluster.
 """
 
 from ._jumpshard import (
+    Memento,
     Plan,
+    Weights,
     __version__,
     batch,
     bucket,
@@ -48,10 +61,13 @@ from ._jumpshard import (
     kernels,
     plan,
     prehash,
+    replicas,
 )
 
 __all__ = [
+    "Memento",
     "Plan",
+    "Weights",
     "__version__",
     "batch",
     "bucket",
@@ -60,4 +76,5 @@ __all__ = [
     "kernels",
     "plan",
     "prehash",
+    "replicas",
 ]

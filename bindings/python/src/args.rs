@@ -80,6 +80,12 @@ pub fn buckets(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<BucketCount> {
     })
 }
 
+/// A bucket number, 0 to 2^32 - 1 (whether the bucket exists is the
+/// library's to say, with its own message).
+pub fn bucket(obj: &Bound<'_, PyAny>) -> PyResult<u32> {
+    int(obj, "bucket", "0 and 4294967295")
+}
+
 /// A thread count: 0 for one per core, 1 (the default) for the calling
 /// thread only.
 pub fn threads(obj: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {

@@ -12,6 +12,7 @@ mod column;
 mod fast;
 mod keys;
 mod pages;
+mod placement;
 mod plan;
 
 use jumpshard::{BucketCount, Kernel};
@@ -137,5 +138,8 @@ fn _jumpshard(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernel, m)?)?;
     m.add_function(wrap_pyfunction!(kernels, m)?)?;
     m.add_class::<plan::Plan>()?;
+    m.add_class::<placement::Memento>()?;
+    m.add_class::<placement::Weights>()?;
+    m.add_function(wrap_pyfunction!(placement::replicas, m)?)?;
     Ok(())
 }

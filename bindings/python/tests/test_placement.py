@@ -1,0 +1,89 @@
+"""Memento removal, replica sets and weights: the golden vectors of the
+MementoHash authors' engine, the Rust API's answers, and bad input."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import jumpshard
+
+GOLDEN = Path(__file__).resolve().parents[3] / "testdata" / "memento" / "golden.txt"
+
+
+def test_golden_vectors_of_the_authors_engine():
+    memento = None
+    lookups = 0
+    for number, line in enumerate(GOLDEN.read_text().splitlines(), 1):
+        words = line.split()
+        if not words or words[0].startswith("#"):
+            continue
+        where = f"golden.txt line {number}: {line}"
+        if words[0] == "scenario":
+            memento = jumpshard.Memento(int(words[1]))
+        elif words[0] == "remove":
+            memento.remove(int(words[1]))
+        elif words[0] == "add":
+            assert memento.restore() == int(words[2]), where
+        elif words[0] == "state":
+            assert (memento.working, memento.barray) == (int(words[2]), int(words[4])), where
+        elif words[0] == "lookup":
+            key = b"" if words[1] == "-" else bytes.fromhex(words[1])
+            assert memento.bucket_bytes(key) == int(words[2]), where
+            lookups += 1
+        else:
+            raise AssertionError(f"unknown record: {where}")
+    assert lookups > 1000
+
+
+def test_removal_moves_only_the_removed_bucket_s_keys():
+    keys = np.random.default_rng(5).integers(0, 2**64, 50_000, dtype=np.uint64)
+    m = jumpshard.Memento(20)
+    before = m.batch(keys)
+    assert (before == jumpshard.batch(keys, 20)).all()
+    m.remove(7)
+    after = m.batch(keys)
+    moved = before != after
+    assert (before[moved] == 7).all() and not (after == 7).any()
+    assert [m.bucket(int(k)) for k in keys[:100]] == list(after[:100])
+    assert m.removals == [7] and m.working == 19 and m.barray == 20
+    same = jumpshard.Memento.from_removals(20, m.removals)
+    assert (same.batch(keys) == after).all()
+    assert m.restore() == 7
+    assert (m.batch(keys) == before).all()
+
+
+def test_replicas_and_weights():
+    keys = np.arange(1000, dtype=np.uint64)
+    sets = jumpshard.replicas(keys, 50, 3)
+    assert sets.shape == (1000, 3) and sets.dtype == np.int32
+    assert (sets[:, 0] == jumpshard.batch(keys, 50)).all()
+    assert all(len(set(row)) == 3 for row in sets.tolist())
+    w = jumpshard.Weights([1.0] * 10)
+    assert (w.batch(keys) == jumpshard.batch(keys, 10)).all()
+    assert w.bucket(42) == jumpshard.bucket(42, 10) and len(w) == 10
+
+
+def test_bad_input_is_refused():
+    m = jumpshard.Memento(3)
+    with pytest.raises(ValueError, match="does not exist"):
+        m.remove(5)
+    m.remove(0)
+    with pytest.raises(ValueError, match="already removed"):
+        m.remove(0)
+    m.remove(1)
+    with pytest.raises(ValueError, match="last working bucket"):
+        m.remove(2)
+    with pytest.raises(ValueError):
+        m.remove(-1)
+    with pytest.raises(TypeError):
+        m.bucket_bytes(5)
+    with pytest.raises(ValueError, match="replicas"):
+        jumpshard.replicas(np.arange(3, dtype=np.uint64), 2, 3)
+    with pytest.raises(ValueError, match="replicas"):
+        jumpshard.replicas(np.arange(0, dtype=np.uint64), 2, 3)
+    for weights in ([1.0, -1.0], [float("nan")], [0.0, 0.0], []):
+        with pytest.raises(ValueError):
+            jumpshard.Weights(weights)
+    with pytest.raises(ValueError):
+        jumpshard.Memento(0)
