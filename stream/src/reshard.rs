@@ -7,7 +7,7 @@ use std::io::Write;
 use jumpshard::{ChangeCounts, DestinationCounts, MovePlan, NodePlan, Resize, TableChange};
 
 use crate::error::Error;
-use crate::moves::{encode_buckets, encode_nodes, MoveId, MoveWriter};
+use crate::moves::{encode_buckets, encode_nodes, MoveWriter};
 use crate::pipeline;
 use crate::progress::Progress;
 use crate::source::Source;
@@ -73,10 +73,7 @@ pub fn resize<W: Write + Send>(
                 return;
             };
             for m in part.plan.moves() {
-                let id = match id {
-                    MoveId::Position => m.position,
-                    MoveId::Key => chunk.keys[(m.position - chunk.first) as usize],
-                };
+                let id = id.of(m.position, chunk.first, &chunk.keys);
                 if format.columnar() {
                     part.ids.push(id);
                 } else {
@@ -135,10 +132,7 @@ pub fn table_change<W: Write + Send>(
                 return;
             };
             for m in part.plan.moves() {
-                let id = match id {
-                    MoveId::Position => m.position,
-                    MoveId::Key => chunk.keys[(m.position - chunk.first) as usize],
-                };
+                let id = id.of(m.position, chunk.first, &chunk.keys);
                 if format.columnar() {
                     part.ids.push(id);
                     part.from.push(m.from);

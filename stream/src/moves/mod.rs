@@ -59,6 +59,15 @@ pub enum MoveId {
 }
 
 impl MoveId {
+    /// The id of the moving key at `position` of a chunk whose first key,
+    /// `keys[0]`, is at `first`.
+    pub fn of(self, position: u64, first: u64, keys: &[u64]) -> u64 {
+        match self {
+            MoveId::Position => position,
+            MoveId::Key => keys[(position - first) as usize],
+        }
+    }
+
     /// The id column's name.
     pub fn column(self) -> &'static str {
         match self {
