@@ -242,3 +242,45 @@ fn remove_refuses_what_it_cannot_do() {
     ]);
     assert_fails(&o, &["only node"]);
 }
+
+/// A node name of 64 KiB is data: `remove` and the summary of `reshard`
+/// print it, whole, without padding every row to it.
+#[test]
+fn long_node_names_are_printed_not_padded() {
+    let d = dir();
+    let long = "n".repeat(1 << 16);
+    let old = table(d.path(), "old", &format!("a\n{long}\nb\nc\n"));
+    let o = run(&[
+        "remove",
+        "--from-nodes",
+        path_str(&old),
+        "--node",
+        "a",
+        "--generate",
+        "1000",
+    ]);
+    assert_ok(&o);
+    assert!(stdout(&o).contains(&long));
+    let new = table(d.path(), "new", &format!("a\n{long}\nb\n"));
+    let o = run(&[
+        "reshard",
+        "--from-nodes",
+        path_str(&old),
+        "--to-nodes",
+        path_str(&new),
+        "--generate",
+        "1000",
+    ]);
+    assert_ok(&o);
+    assert!(stdout(&o).contains(&long) || stderr(&o).contains(&long));
+    let longest_line = stdout(&o)
+        .lines()
+        .chain(stderr(&o).lines())
+        .map(str::len)
+        .max()
+        .unwrap();
+    assert!(
+        longest_line < long.len() + 200,
+        "a row padded to the long name"
+    );
+}

@@ -28,6 +28,7 @@ use crate::out::progress;
 use crate::out::stdout::ReportTo;
 use crate::report::change_plot;
 use crate::report::change_summary::ChangeSummary;
+use crate::report::columns::name_width;
 use crate::report::fraction::fraction;
 
 /// The options of `jumpshard remove`.
@@ -327,13 +328,7 @@ fn write_text(out: &mut Vec<u8>, r: &Report) -> std::io::Result<()> {
         r.table_slots,
         r.keys
     )?;
-    let width = r
-        .options
-        .iter()
-        .map(|o| o.name.len())
-        .max()
-        .unwrap_or(6)
-        .max(6);
+    let width = name_width(r.options.iter().map(|o| o.name.as_str()), 6);
     writeln!(
         out,
         "  {:<width$}  {:>6}  {:>12}  {:>8}  {:>8}  what",

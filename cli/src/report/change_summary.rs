@@ -8,6 +8,7 @@ use std::io::Write;
 use jumpshard::{ChangeCounts, TableChange};
 use serde::Serialize;
 
+use super::columns::name_width;
 use super::fraction::fraction;
 
 /// Transfers listed in the text summary; `--json` lists them all.
@@ -134,7 +135,7 @@ impl ChangeSummary {
                 .map(|(k, _)| k.as_str())
                 .filter(|k| !before.contains_key(k)),
         );
-        let width = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+        let width = name_width(rows.iter().copied(), 0);
         for (listed, node) in rows.iter().enumerate() {
             if listed == LISTED {
                 writeln!(

@@ -3,4 +3,5 @@
 
 pub mod change_plot;
 pub mod change_summary;
+pub mod columns;
 pub mod fraction;
