@@ -24,7 +24,7 @@ pub enum KeyFormatArg {
     U64le,
     /// One decimal unsigned 64-bit integer per line.
     Decimal,
-    /// One key per line, without its `\n` or `\r\n`, hashed as bytes
+    /// One key per line, without its `\n` or `\r\n` (a last line without `\n` is whole), hashed as bytes
     /// (XXH3-64 with --hash-seed, 0 by default).
     Bytes,
     /// A column of a CSV file (--column NAME, or INDEX from 0), decimal u64.

@@ -12,7 +12,7 @@ pub enum KeyFormat {
     U64le,
     /// One decimal unsigned 64-bit integer per line.
     Decimal,
-    /// One key per line, without its `\n` or `\r\n`, hashed as bytes
+    /// One key per line, without its `\n` or `\r\n` (a last line without `\n` is whole), hashed as bytes
     /// (XXH3-64, seeded with the tenant seed).
     Bytes,
     /// A column of a CSV file, decimal u64.

@@ -18,7 +18,7 @@
 //!
 //! A line is what lies between two `\n`, without the `\n` and without one
 //! `\r` before it (so `\r\n` files read as `\n` files); a last line without
-//! `\n` counts. Keys are numbered from 0 in input order (their position);
+//! `\n` counts, whole (a final `\r` with no `\n` after it is part of it). Keys are numbered from 0 in input order (their position);
 //! lines are numbered from 1 in error messages.
 
 use std::fs::File;

@@ -230,11 +230,15 @@ pub fn decode(
             SequentialFormat::Bytes => memchr::memchr(b'\n', rest),
             _ => rest.iter().position(|&b| b == b'\n'),
         };
+        // A `\r` goes with the `\n` after it: a last line without `\n`
+        // keeps its `\r`, which is then part of the key.
         let (text, next) = match end {
-            Some(end) => (&rest[..end], &rest[end + 1..]),
+            Some(end) => {
+                let text = &rest[..end];
+                (text.strip_suffix(b"\r").unwrap_or(text), &rest[end + 1..])
+            }
             None => (rest, &[][..]),
         };
-        let text = text.strip_suffix(b"\r").unwrap_or(text);
         if text.len() > block.line_limit {
             return Err(too_long(name, line, format, block.line_limit));
         }
@@ -307,6 +311,13 @@ mod tests {
                 assert_eq!(*first, next);
                 next += keys.len() as u64;
             }
+        }
+        // A final `\r` with no `\n` after it belongs to the last key.
+        for max in [1, 3, 100] {
+            let got = blocks(b"a\r\nc\r", SequentialFormat::Bytes, max).unwrap();
+            let keys: Vec<u64> = got.iter().flat_map(|(_, k)| k.clone()).collect();
+            let want = [b"a".as_slice(), b"c\r"].map(jumpshard::bytes::prehash);
+            assert_eq!(keys, want, "max {max}");
         }
         let err = blocks(text, SequentialFormat::Decimal, 3).unwrap_err();
         assert_eq!(
