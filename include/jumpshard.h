@@ -4,8 +4,12 @@
  * bucket count 1..INT32_MAX, on SIMD kernels, for large batches of keys.
  *
  * Thread safety: every function may be called from any number of threads
- * at once. The library has no handles, allocates nothing the caller must
- * free, and returns only static strings.
+ * at once, with one exception: jumpshard_memento_remove,
+ * jumpshard_memento_restore and the _free functions need their handle to
+ * themselves (no other call on that handle may run meanwhile). The two
+ * opaque handles, jumpshard_memento and jumpshard_weights, are made by
+ * their _new functions and freed by their _free functions; nothing else
+ * needs freeing, and every string returned is static.
  *
  * Errors: fallible functions return a jumpshard_status; JUMPSHARD_OK is 0,
  * jumpshard_status_message() describes any code. On an error no output is
@@ -58,6 +62,8 @@ enum jumpshard_status
     JUMPSHARD_ERROR_NULL_POINTER = 1,
     /**
      * `num_buckets` is outside 1..INT32_MAX; Figure 1 has no bucket for it.
+     * Also a number of weights outside that range, and a restore that
+     * would grow a Memento b-array past INT32_MAX buckets.
      */
     JUMPSHARD_ERROR_INVALID_BUCKET_COUNT = 2,
     /**
@@ -101,6 +107,39 @@ enum jumpshard_status
      * `*moved` is the number needed, and nothing else is written.
      */
     JUMPSHARD_ERROR_CAPACITY = 10,
+    /**
+     * The bucket does not exist in the Memento cluster: it is negative or
+     * not below the b-array size (`jumpshard_memento_barray`).
+     */
+    JUMPSHARD_ERROR_NOT_A_BUCKET = 11,
+    /**
+     * The bucket is already removed from the Memento cluster.
+     */
+    JUMPSHARD_ERROR_ALREADY_REMOVED = 12,
+    /**
+     * The bucket is the Memento cluster's only working bucket, which is
+     * never removed.
+     */
+    JUMPSHARD_ERROR_LAST_WORKING_BUCKET = 13,
+    /**
+     * A removal list's first removal is the b-array's last bucket: that
+     * removal shrinks the cluster and is never remembered, so the list
+     * describes a cluster with one bucket fewer.
+     */
+    JUMPSHARD_ERROR_SHRINK_IN_REMOVALS = 14,
+    /**
+     * More replicas were asked for than there are buckets (`k` above
+     * `num_buckets`): a replica set holds distinct buckets.
+     */
+    JUMPSHARD_ERROR_TOO_MANY_REPLICAS = 15,
+    /**
+     * A bucket weight is negative, NaN or infinite.
+     */
+    JUMPSHARD_ERROR_INVALID_WEIGHT = 16,
+    /**
+     * Every bucket weight is zero: no bucket could take a key.
+     */
+    JUMPSHARD_ERROR_ALL_WEIGHTS_ZERO = 17,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -109,6 +148,33 @@ typedef enum jumpshard_status jumpshard_status;
 typedef int32_t jumpshard_status;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+
+/**
+ * A Memento cluster: jump hash over a b-array of buckets from which any
+ * bucket can be removed, moving only its keys, and restored last in,
+ * first out. Made by `jumpshard_memento_new` or
+ * `jumpshard_memento_from_removals`, freed by `jumpshard_memento_free`.
+ *
+ * Thread safety: the lookups (`jumpshard_memento_bucket`, `_batch`,
+ * `_bucket_bytes`, `_batch_bytes`) and the state readers (`_barray`,
+ * `_working`, `_is_removed`, `_removals`) take a `const` handle and may
+ * run on any number of threads at once; `jumpshard_memento_remove`,
+ * `jumpshard_memento_restore` and `jumpshard_memento_free` need the
+ * handle to themselves (no other call on it may run meanwhile).
+ */
+typedef struct jumpshard_memento jumpshard_memento;
+
+/**
+ * Buckets `0..len` with real-valued weights: bucket `i` receives a share
+ * of the keys near `weights[i] / sum(weights)`, by rejection sampling over
+ * Figure 1. Made by `jumpshard_weights_new`, freed by
+ * `jumpshard_weights_free`.
+ *
+ * Thread safety: a weights handle never changes after it is made, so any
+ * number of threads may look keys up in it at once; only
+ * `jumpshard_weights_free` needs it to itself.
+ */
+typedef struct jumpshard_weights jumpshard_weights;
 
 #ifdef __cplusplus
 extern "C" {
@@ -302,6 +368,282 @@ const char *jumpshard_kernel_name(void);
 jumpshard_status jumpshard_set_kernel(const char *name);
 
 /**
+ * Makes a Memento cluster of `num_buckets` working buckets, none removed,
+ * and writes its handle to `*out`; free it with `jumpshard_memento_free`.
+ * With nothing removed every key gets Figure 1's bucket
+ * (`jumpshard_bucket`).
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: `JUMPSHARD_ERROR_INVALID_BUCKET_COUNT` (`num_buckets`
+ * outside 1..INT32_MAX); for `out`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`. On any error `*out` is not
+ * written and nothing is allocated.
+ *
+ * # Safety
+ * `out` must point to a writable `jumpshard_memento *` that no other
+ * thread accesses during the call.
+ */
+jumpshard_status jumpshard_memento_new(int32_t num_buckets, struct jumpshard_memento **out);
+
+/**
+ * Makes the Memento cluster of a b-array of `barray` buckets from which
+ * `removals[0..len]` were removed in this order, what
+ * `jumpshard_memento_removals` returns: with `jumpshard_memento_barray`,
+ * the whole state, to save and rebuild a cluster. Writes its handle to
+ * `*out`; free it with `jumpshard_memento_free`.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: `JUMPSHARD_ERROR_INVALID_BUCKET_COUNT` (`barray` outside
+ * 1..INT32_MAX); for `out`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; for `removals`,
+ * `JUMPSHARD_ERROR_NULL_POINTER` (NULL with `len > 0`),
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER` and
+ * `JUMPSHARD_ERROR_INVALID_LENGTH`; `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS`
+ * (`*out` inside `removals`); `JUMPSHARD_ERROR_SHRINK_IN_REMOVALS` (the
+ * first removal is bucket `barray - 1`: that removal is a shrink, never
+ * remembered, so the list describes `barray - 1` buckets); then the
+ * first removal that does not replay, as `jumpshard_memento_remove`
+ * reports it: `JUMPSHARD_ERROR_NOT_A_BUCKET` (negative or not below
+ * `barray`), `JUMPSHARD_ERROR_ALREADY_REMOVED`,
+ * `JUMPSHARD_ERROR_LAST_WORKING_BUCKET`. On any error `*out` is not
+ * written and nothing stays allocated.
+ *
+ * # Safety
+ * Unless `len` is 0, `removals` must point to `len` readable `int32_t`;
+ * `out` must point to a writable `jumpshard_memento *`; no other thread
+ * writes either during the call.
+ */
+jumpshard_status jumpshard_memento_from_removals(int32_t barray,
+                                                 const int32_t *removals,
+                                                 size_t len,
+                                                 struct jumpshard_memento **out);
+
+/**
+ * Frees a cluster made by `jumpshard_memento_new` or
+ * `jumpshard_memento_from_removals`. NULL does nothing.
+ *
+ * # Safety
+ * `memento` must be NULL or a handle not freed yet, which no other
+ * thread uses during the call; it must not be used after.
+ */
+void jumpshard_memento_free(struct jumpshard_memento *memento);
+
+/**
+ * Removes `bucket` from the cluster: its keys move to the working
+ * buckets, evenly, and no other key moves. Removing the b-array's last
+ * bucket while nothing is removed is jump hash's own shrink: the b-array
+ * loses that bucket, and no removal is remembered.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `memento`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; `JUMPSHARD_ERROR_NOT_A_BUCKET`
+ * (negative, or not below the b-array size);
+ * `JUMPSHARD_ERROR_ALREADY_REMOVED`;
+ * `JUMPSHARD_ERROR_LAST_WORKING_BUCKET` (the only working bucket left).
+ * On any error the cluster does not change (after `JUMPSHARD_ERROR_PANIC`
+ * its state is unspecified: only free it).
+ *
+ * # Safety
+ * `memento` must be NULL or a live handle that no other thread uses
+ * during the call.
+ */
+jumpshard_status jumpshard_memento_remove(struct jumpshard_memento *memento, int32_t bucket);
+
+/**
+ * Restores the last removed bucket (restores are last in, first out):
+ * exactly its keys come back to it. With nothing removed, the b-array
+ * grows by one bucket instead, as jump hash grows. Writes the bucket
+ * restored or added to `*restored`, unless `restored` is NULL.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `memento`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`;
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER` for `restored`;
+ * `JUMPSHARD_ERROR_INVALID_BUCKET_COUNT` (nothing removed and the b-array
+ * already INT32_MAX buckets). On any error the cluster does not change
+ * and `*restored` is not written (after `JUMPSHARD_ERROR_PANIC` the
+ * cluster's state is unspecified: only free it).
+ *
+ * # Safety
+ * `memento` must be NULL or a live handle that no other thread uses
+ * during the call; `restored` must be NULL or point to a writable
+ * `int32_t` that no other thread accesses during the call.
+ */
+jumpshard_status jumpshard_memento_restore(struct jumpshard_memento *memento, int32_t *restored);
+
+/**
+ * The cluster's b-array size: every bucket Figure 1's first stage runs
+ * over, working or removed (removed buckets are below it). -1 when
+ * `memento` is NULL or misaligned.
+ *
+ * # Safety
+ * `memento` must be NULL or a live handle that no thread mutates during
+ * the call.
+ */
+int32_t jumpshard_memento_barray(const struct jumpshard_memento *memento);
+
+/**
+ * The number of working buckets: the b-array size less the removed
+ * buckets. -1 when `memento` is NULL or misaligned.
+ *
+ * # Safety
+ * As for `jumpshard_memento_barray`.
+ */
+int32_t jumpshard_memento_working(const struct jumpshard_memento *memento);
+
+/**
+ * 1 when `bucket` is removed, 0 when it is not (a working bucket, or one
+ * that does not exist: negative or beyond the b-array), -1 when `memento`
+ * is NULL or misaligned.
+ *
+ * # Safety
+ * As for `jumpshard_memento_barray`.
+ */
+int32_t jumpshard_memento_is_removed(const struct jumpshard_memento *memento, int32_t bucket);
+
+/**
+ * Writes the removed buckets, in removal order (the next restore undoes
+ * the last), to `out[0..*len]` and their number to `*len`. There are
+ * `jumpshard_memento_barray - jumpshard_memento_working` of them; with
+ * the b-array size they are the cluster's whole state, which
+ * `jumpshard_memento_from_removals` rebuilds.
+ *
+ * `out` holds `capacity` elements. If more buckets are removed, the
+ * status is `JUMPSHARD_ERROR_CAPACITY`, `*len` is the number needed and
+ * `out` is not written: call again with that capacity (or size `out`
+ * with a first call at `capacity = 0`, `out` NULL).
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `memento`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; for `len` (never NULL), then
+ * `out` (the `min(capacity, removals)` elements that would be written):
+ * `JUMPSHARD_ERROR_NULL_POINTER`, `JUMPSHARD_ERROR_MISALIGNED_POINTER`,
+ * `JUMPSHARD_ERROR_INVALID_LENGTH`; `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS`
+ * (`*len` inside `out`); then `JUMPSHARD_ERROR_CAPACITY`. On these errors
+ * nothing is written (but `*len` on `JUMPSHARD_ERROR_CAPACITY`).
+ *
+ * # Safety
+ * `memento` must be NULL or a live handle that no thread mutates during
+ * the call; `len` must point to a writable `size_t`; unless `capacity` is
+ * 0, `out` must point to `capacity` writable `int32_t`. No other thread
+ * may access `*len` or `out` during the call.
+ */
+jumpshard_status jumpshard_memento_removals(const struct jumpshard_memento *memento,
+                                            int32_t *out,
+                                            size_t capacity,
+                                            size_t *len);
+
+/**
+ * Writes to `*out` the bucket of the 64-bit key `key` in the cluster:
+ * Figure 1 over the b-array (`jumpshard_bucket(key, barray)`), and, when
+ * that bucket is removed, where the rehashes (XXH64 of the key's 8
+ * little-endian bytes, seeded with the bucket) lead among the working
+ * buckets. With nothing removed it is `jumpshard_bucket(key, barray)`.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `memento`, then `out`: `JUMPSHARD_ERROR_NULL_POINTER`,
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`. On any error `*out` is not
+ * written.
+ *
+ * # Safety
+ * `memento` must be NULL or a live handle that no thread mutates during
+ * the call; `out` must point to a writable `int32_t` that no other thread
+ * accesses during the call.
+ */
+jumpshard_status jumpshard_memento_bucket(const struct jumpshard_memento *memento,
+                                          uint64_t key,
+                                          int32_t *out);
+
+/**
+ * Writes `jumpshard_memento_bucket` of `keys[i]` to `out[i]` for every
+ * `i < len`, on the calling thread: Figure 1 on the active kernel (see
+ * `jumpshard_kernel_name`), then the keys that landed on a removed bucket
+ * one by one.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `memento`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; for `keys`, then `out`:
+ * `JUMPSHARD_ERROR_NULL_POINTER` (NULL with `len > 0`),
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`, `JUMPSHARD_ERROR_INVALID_LENGTH`;
+ * then `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS`. On any error `out` is not
+ * written (after `JUMPSHARD_ERROR_PANIC` its contents are unspecified).
+ * With `len == 0` the buffers are not used and may be NULL.
+ *
+ * # Safety
+ * `memento` must be NULL or a live handle that no thread mutates during
+ * the call; unless `len` is 0, `keys` must point to `len` readable
+ * `uint64_t` and `out` to `len` writable `int32_t` that no other thread
+ * writes during the call.
+ */
+jumpshard_status jumpshard_memento_batch(const struct jumpshard_memento *memento,
+                                         const uint64_t *keys,
+                                         size_t len,
+                                         int32_t *out);
+
+/**
+ * Writes to `*out` the bucket of the byte string `data[0..len]` in the
+ * cluster, as the MementoHash authors' engine computes it: Figure 1 over
+ * the b-array of XXH64(data, seed 0), then XXH64(data, seed = bucket) for
+ * the rehashes. (Not `jumpshard_bucket_bytes`'s pre-hash, which is XXH3:
+ * with nothing removed the two differ.) `testdata/memento/golden.txt`
+ * holds the authors' answers.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `memento`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; for `data`,
+ * `JUMPSHARD_ERROR_NULL_POINTER` (NULL with `len > 0`) and
+ * `JUMPSHARD_ERROR_INVALID_LENGTH`; for `out`,
+ * `JUMPSHARD_ERROR_NULL_POINTER` and `JUMPSHARD_ERROR_MISALIGNED_POINTER`;
+ * then `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS` (`*out` inside `data`). On
+ * any error `*out` is not written. With `len == 0` (the empty string)
+ * `data` may be NULL.
+ *
+ * # Safety
+ * `memento` must be NULL or a live handle that no thread mutates during
+ * the call; unless `len` is 0, `data` must point to `len` readable bytes;
+ * `out` must point to a writable `int32_t`; no other thread writes either
+ * during the call.
+ */
+jumpshard_status jumpshard_memento_bucket_bytes(const struct jumpshard_memento *memento,
+                                                const uint8_t *data,
+                                                size_t len,
+                                                int32_t *out);
+
+/**
+ * Writes `jumpshard_memento_bucket_bytes` of `out_len` byte strings to
+ * `out[0..out_len]`, on the calling thread with the active kernel. The
+ * strings lie in `data[0..data_len]` as for `jumpshard_batch_bytes`:
+ * string `i` is `data[offsets[i]..offsets[i + 1]]`, with
+ * `offsets_len == out_len + 1` non-decreasing 64-bit offsets, each at
+ * most `data_len` (Arrow's large binary `int64_t` offsets pass as they
+ * are; a negative one reads as past the data and is refused).
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `memento`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; for `data`, then `offsets`, then
+ * `out`: `JUMPSHARD_ERROR_NULL_POINTER` (NULL with a length above 0),
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`, `JUMPSHARD_ERROR_INVALID_LENGTH`;
+ * then `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS` (`out` overlaps `data` or
+ * `offsets`); then `JUMPSHARD_ERROR_INVALID_OFFSETS`. On any error `out`
+ * is not written (after `JUMPSHARD_ERROR_PANIC` its contents are
+ * unspecified).
+ *
+ * # Safety
+ * `memento` must be NULL or a live handle that no thread mutates during
+ * the call; unless its length is 0, `data` must point to `data_len`
+ * readable bytes, `offsets` to `offsets_len` readable `uint64_t` and
+ * `out` to `out_len` writable `int32_t`, none written by another thread
+ * during the call.
+ */
+jumpshard_status jumpshard_memento_batch_bytes(const struct jumpshard_memento *memento,
+                                               const uint8_t *data,
+                                               size_t data_len,
+                                               const uint64_t *offsets,
+                                               size_t offsets_len,
+                                               int32_t *out,
+                                               size_t out_len);
+
+/**
  * A static, NUL-terminated English description of `status`, for any value
  * (codes this version does not know get a generic message). Never NULL;
  * the caller must not free it.
@@ -377,11 +719,153 @@ jumpshard_status jumpshard_plan_parallel(const uint64_t *keys,
                                          size_t threads);
 
 /**
+ * Writes the replica set of `key` among `num_buckets` to `out[0..k]`: `k`
+ * distinct buckets, `out[0]` Figure 1's (`jumpshard_bucket`). The set is a
+ * uniform sample of `k` buckets, and growing `num_buckets` by one changes
+ * at most one member (to the new bucket), with probability
+ * `k / (num_buckets + 1)`. The Rust API's `replicas::set`, bit for bit.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: `JUMPSHARD_ERROR_INVALID_BUCKET_COUNT` (`num_buckets`
+ * outside 1..INT32_MAX); `JUMPSHARD_ERROR_TOO_MANY_REPLICAS`
+ * (`k > num_buckets`); for `out`, `JUMPSHARD_ERROR_NULL_POINTER` (NULL with
+ * `k > 0`), `JUMPSHARD_ERROR_MISALIGNED_POINTER`,
+ * `JUMPSHARD_ERROR_INVALID_LENGTH`. On any error `out` is not written.
+ * With `k == 0` nothing is written and `out` may be NULL.
+ *
+ * # Safety
+ * Unless `k` is 0, `out` must point to `k` writable `int32_t` that no
+ * other thread accesses during the call.
+ */
+jumpshard_status jumpshard_replicas(uint64_t key, int32_t num_buckets, int32_t *out, size_t k);
+
+/**
+ * Writes the replica sets of `keys[0..len]` among `num_buckets` as `k`
+ * columns of `len` elements, one after the other in `out`, which holds
+ * `k * len` elements: member `j` of the set of `keys[i]` is
+ * `out[j * len + i]`, so column `j` starts at `out + j * len`, and column
+ * 0 is `jumpshard_batch`'s result. Each key's set is exactly
+ * `jumpshard_replicas`'s. Column 0 runs on the active kernel, on the
+ * calling thread like the rest.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: `JUMPSHARD_ERROR_INVALID_BUCKET_COUNT` (`num_buckets`
+ * outside 1..INT32_MAX); `JUMPSHARD_ERROR_TOO_MANY_REPLICAS`
+ * (`k > num_buckets`); for `keys` (`len` elements), then `out` (`k * len`
+ * elements): `JUMPSHARD_ERROR_NULL_POINTER` (NULL with elements),
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`, `JUMPSHARD_ERROR_INVALID_LENGTH`
+ * (also when `k * len` overflows); then
+ * `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS`. On any error `out` is not
+ * written (after `JUMPSHARD_ERROR_PANIC` its contents are unspecified).
+ * With `k * len == 0` nothing is written and the buffers may be NULL.
+ *
+ * # Safety
+ * Unless `len` is 0, `keys` must point to `len` readable `uint64_t`;
+ * unless `k * len` is 0, `out` must point to `k * len` writable `int32_t`;
+ * no other thread may write either during the call.
+ */
+jumpshard_status jumpshard_replicas_batch(const uint64_t *keys,
+                                          size_t len,
+                                          int32_t num_buckets,
+                                          size_t k,
+                                          int32_t *out);
+
+/**
  * The version of the library that is loaded, "MAJOR.MINOR.PATCH": compare
  * it with `JUMPSHARD_VERSION`, the version of the header compiled against.
  * A static string; the caller must not free it.
  */
 const char *jumpshard_version(void);
+
+/**
+ * Makes buckets `0..len` with the weights `weights[0..len]` and writes
+ * the handle to `*out`; free it with `jumpshard_weights_free`. The weights
+ * are copied. Only their ratios matter: with all weights equal every key
+ * gets Figure 1's bucket (`jumpshard_bucket(key, len)`); a bucket of
+ * weight 0 never gets a key; changing one bucket's weight (the largest
+ * staying the same) moves keys only onto or off that bucket. The Rust
+ * API's `weights::Weights`, bit for bit.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: `JUMPSHARD_ERROR_INVALID_BUCKET_COUNT` (`len` outside
+ * 1..INT32_MAX); for `out`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; for `weights`,
+ * `JUMPSHARD_ERROR_NULL_POINTER`, `JUMPSHARD_ERROR_MISALIGNED_POINTER` and
+ * `JUMPSHARD_ERROR_INVALID_LENGTH`; `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS`
+ * (`*out` inside `weights`); `JUMPSHARD_ERROR_INVALID_WEIGHT` (a
+ * negative, NaN or infinite weight; -0.0 is 0); then
+ * `JUMPSHARD_ERROR_ALL_WEIGHTS_ZERO`. On any error `*out` is not written
+ * and nothing stays allocated.
+ *
+ * # Safety
+ * Unless `len` is 0, `weights` must point to `len` readable `double`;
+ * `out` must point to a writable `jumpshard_weights *`; no other thread
+ * writes either during the call.
+ */
+jumpshard_status jumpshard_weights_new(const double *weights,
+                                       size_t len,
+                                       struct jumpshard_weights **out);
+
+/**
+ * Frees weights made by `jumpshard_weights_new`. NULL does nothing.
+ *
+ * # Safety
+ * `weights` must be NULL or a handle not freed yet, which no other thread
+ * uses during the call; it must not be used after.
+ */
+void jumpshard_weights_free(struct jumpshard_weights *weights);
+
+/**
+ * The number of buckets (the `len` the weights were made with), or -1
+ * when `weights` is NULL or misaligned.
+ *
+ * # Safety
+ * `weights` must be NULL or a live handle.
+ */
+int32_t jumpshard_weights_len(const struct jumpshard_weights *weights);
+
+/**
+ * Writes to `*out` the bucket of `key`: the first of its attempts (Figure
+ * 1 of the key, then of XXH64 rehashes of it) that the attempted bucket
+ * accepts, with probability its weight over the largest weight; after 64
+ * refusals, the heaviest bucket attempted.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `weights`, then `out`: `JUMPSHARD_ERROR_NULL_POINTER`,
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`. On any error `*out` is not
+ * written.
+ *
+ * # Safety
+ * `weights` must be NULL or a live handle; `out` must point to a writable
+ * `int32_t` that no other thread accesses during the call.
+ */
+jumpshard_status jumpshard_weights_bucket(const struct jumpshard_weights *weights,
+                                          uint64_t key,
+                                          int32_t *out);
+
+/**
+ * Writes `jumpshard_weights_bucket` of `keys[i]` to `out[i]` for every
+ * `i < len`, on the calling thread: the first attempts on the active
+ * kernel, the rest for the keys refused.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `weights`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; for `keys`, then `out`:
+ * `JUMPSHARD_ERROR_NULL_POINTER` (NULL with `len > 0`),
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`, `JUMPSHARD_ERROR_INVALID_LENGTH`;
+ * then `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS`. On any error `out` is not
+ * written (after `JUMPSHARD_ERROR_PANIC` its contents are unspecified).
+ * With `len == 0` the buffers are not used and may be NULL.
+ *
+ * # Safety
+ * `weights` must be NULL or a live handle; unless `len` is 0, `keys` must
+ * point to `len` readable `uint64_t` and `out` to `len` writable
+ * `int32_t` that no other thread writes during the call.
+ */
+jumpshard_status jumpshard_weights_batch(const struct jumpshard_weights *weights,
+                                         const uint64_t *keys,
+                                         size_t len,
+                                         int32_t *out);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -10,11 +10,20 @@
 //   jumpshard::move_plan moves = jumpshard::plan(keys, 10, 12);
 //   // moves.positions[i] moves from bucket moves.from[i] to moves.to[i].
 //
+//   jumpshard::memento cluster(12);                  // any bucket can go
+//   cluster.remove(5);                                // only bucket 5's keys move
+//   std::vector<std::int32_t> now = cluster.batch(keys);
+//   std::vector<std::int32_t> three = jumpshard::replicas(key, 12, 3);
+//   jumpshard::weights weighted(std::vector<double>{1.0, 0.5, 1.0});
+//
 // Every function is a thin inline call into the C library: link as for C
 // (-ljumpshard, or libjumpshard.a and its system libraries). Errors throw
 // jumpshard::error, which carries the C status; mismatched input and output
 // sizes throw std::invalid_argument. Nothing is written to an output on
-// error. Like the C API, everything may be called from many threads at once.
+// error. Like the C API, everything may be called from many threads at
+// once, except memento::remove, memento::restore and a handle's
+// destruction or move, which need their object to themselves (the const
+// members of memento and weights may run concurrently).
 //
 // move_plan's columns `from` and `to` were once `sources` and
 // `destinations`. Those names remain as read-only accessors, sources() and
@@ -234,10 +243,11 @@ inline void batch_bytes(std::string_view data, span<const std::uint64_t> offsets
                                         offsets.size(), num_buckets, out.data(), out.size()));
 }
 
-// The bucket of each byte string in `keys`, in a new vector (the strings
-// are copied into one buffer first; batch_bytes() above takes them in place).
-inline std::vector<std::int32_t> batch_bytes(span<const std::string_view> keys,
-                                             std::int32_t num_buckets) {
+namespace detail {
+// `keys` copied back to back into one buffer with their offsets, and
+// `batch(data, offsets, out)` run on them into a new vector.
+template <class Batch>
+std::vector<std::int32_t> batch_strings(span<const std::string_view> keys, Batch &&batch) {
     std::string data;
     std::vector<std::uint64_t> offsets{0};
     offsets.reserve(keys.size() + 1);
@@ -246,9 +256,230 @@ inline std::vector<std::int32_t> batch_bytes(span<const std::string_view> keys,
         offsets.push_back(data.size());
     }
     std::vector<std::int32_t> out(keys.size());
-    batch_bytes(data, offsets, num_buckets, out);
+    batch(std::string_view(data), span<const std::uint64_t>(offsets), span<std::int32_t>(out));
     return out;
 }
+}  // namespace detail
+
+// The bucket of each byte string in `keys`, in a new vector (the strings
+// are copied into one buffer first; batch_bytes() above takes them in place).
+inline std::vector<std::int32_t> batch_bytes(span<const std::string_view> keys,
+                                             std::int32_t num_buckets) {
+    return detail::batch_strings(keys, [num_buckets](std::string_view data,
+                                                     span<const std::uint64_t> offsets,
+                                                     span<std::int32_t> out) {
+        batch_bytes(data, offsets, num_buckets, out);
+    });
+}
+
+// A Memento cluster (jumpshard_memento): jump hash over a b-array of
+// buckets from which any bucket can be removed, moving only its keys, and
+// restored last in, first out. With nothing removed every key gets
+// Figure 1's bucket. Owns its C handle: move-only; a moved-from cluster
+// throws jumpshard::error (JUMPSHARD_ERROR_NULL_POINTER) from every call
+// but the state readers, which return -1 (or false).
+class memento {
+public:
+    // A cluster of `num_buckets` working buckets, none removed.
+    explicit memento(std::int32_t num_buckets) {
+        detail::check(jumpshard_memento_new(num_buckets, &handle_));
+    }
+
+    // The cluster of a b-array of `barray` buckets from which `removals`
+    // were removed in this order: what barray() and removals() return.
+    static memento from_removals(std::int32_t barray, span<const std::int32_t> removals) {
+        jumpshard_memento *handle = nullptr;
+        detail::check(
+            jumpshard_memento_from_removals(barray, removals.data(), removals.size(), &handle));
+        return memento(handle);
+    }
+
+    memento(const memento &) = delete;
+    memento &operator=(const memento &) = delete;
+    memento(memento &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    memento &operator=(memento &&other) noexcept {
+        if (this != &other) {
+            jumpshard_memento_free(handle_);
+            handle_ = std::exchange(other.handle_, nullptr);
+        }
+        return *this;
+    }
+    ~memento() { jumpshard_memento_free(handle_); }
+
+    // Removes `bucket` (the last bucket while nothing is removed shrinks
+    // the b-array instead). Throws, changing nothing, for a bucket that
+    // does not exist, is already removed, or is the last working one.
+    void remove(std::int32_t bucket) { detail::check(jumpshard_memento_remove(handle_, bucket)); }
+
+    // Restores the last removed bucket and returns it; with nothing
+    // removed, grows the b-array by one bucket and returns it.
+    std::int32_t restore() {
+        std::int32_t bucket = -1;
+        detail::check(jumpshard_memento_restore(handle_, &bucket));
+        return bucket;
+    }
+
+    // The b-array size, working and removed buckets (-1 if moved from).
+    std::int32_t barray() const noexcept { return jumpshard_memento_barray(handle_); }
+    // The working buckets (-1 if moved from).
+    std::int32_t working() const noexcept { return jumpshard_memento_working(handle_); }
+    bool is_removed(std::int32_t bucket) const noexcept {
+        return jumpshard_memento_is_removed(handle_, bucket) == 1;
+    }
+
+    // The removed buckets in removal order (restore() undoes the last).
+    std::vector<std::int32_t> removals() const {
+        std::size_t len = 0;
+        jumpshard_status status = jumpshard_memento_removals(handle_, nullptr, 0, &len);
+        std::vector<std::int32_t> out(len);
+        if (status == JUMPSHARD_ERROR_CAPACITY) {
+            status = jumpshard_memento_removals(handle_, out.data(), out.size(), &len);
+        }
+        detail::check(status);
+        return out;
+    }
+
+    // The bucket of a 64-bit key.
+    std::int32_t bucket(std::uint64_t key) const {
+        std::int32_t out = -1;
+        detail::check(jumpshard_memento_bucket(handle_, key, &out));
+        return out;
+    }
+
+    // The bucket of each key into `out` (same size), on the calling thread.
+    void batch(span<const std::uint64_t> keys, span<std::int32_t> out) const {
+        detail::check_sizes(keys, out);
+        detail::check(jumpshard_memento_batch(handle_, keys.data(), keys.size(), out.data()));
+    }
+
+    std::vector<std::int32_t> batch(span<const std::uint64_t> keys) const {
+        std::vector<std::int32_t> out(keys.size());
+        batch(keys, out);
+        return out;
+    }
+
+    // The bucket of a byte string as the MementoHash authors' engine gives
+    // it: XXH64 pre-hash (not bucket_bytes()'s XXH3).
+    std::int32_t bucket_bytes(std::string_view key) const {
+        std::int32_t out = -1;
+        detail::check(
+            jumpshard_memento_bucket_bytes(handle_, detail::bytes(key), key.size(), &out));
+        return out;
+    }
+
+    // bucket_bytes() of each string of an Arrow-style layout, as
+    // jumpshard::batch_bytes takes them.
+    void batch_bytes(std::string_view data, span<const std::uint64_t> offsets,
+                     span<std::int32_t> out) const {
+        detail::check(jumpshard_memento_batch_bytes(handle_, detail::bytes(data), data.size(),
+                                                    offsets.data(), offsets.size(), out.data(),
+                                                    out.size()));
+    }
+
+    std::vector<std::int32_t> batch_bytes(span<const std::string_view> keys) const {
+        return detail::batch_strings(keys, [this](std::string_view data,
+                                                  span<const std::uint64_t> offsets,
+                                                  span<std::int32_t> out) {
+            batch_bytes(data, offsets, out);
+        });
+    }
+
+    // The C handle, still owned by this object.
+    jumpshard_memento *get() const noexcept { return handle_; }
+    explicit operator bool() const noexcept { return handle_ != nullptr; }
+
+private:
+    explicit memento(jumpshard_memento *handle) noexcept : handle_(handle) {}
+    jumpshard_memento *handle_ = nullptr;
+};
+
+// The replica set of `key` among `num_buckets` into `out`: out.size()
+// distinct buckets, out[0] Figure 1's. Throws jumpshard::error
+// (JUMPSHARD_ERROR_TOO_MANY_REPLICAS) when out.size() > num_buckets.
+inline void replicas(std::uint64_t key, std::int32_t num_buckets, span<std::int32_t> out) {
+    detail::check(jumpshard_replicas(key, num_buckets, out.data(), out.size()));
+}
+
+// The replica set of `key`: `k` distinct buckets, in a new vector.
+inline std::vector<std::int32_t> replicas(std::uint64_t key, std::int32_t num_buckets,
+                                          std::size_t k) {
+    std::vector<std::int32_t> out(k);
+    replicas(key, num_buckets, span<std::int32_t>(out));
+    return out;
+}
+
+// The replica sets of `keys` as `k` columns one after the other in `out`
+// (k * keys.size() elements): member j of the set of keys[i] is
+// out[j * keys.size() + i]. Other sizes throw std::invalid_argument.
+inline void replicas_batch(span<const std::uint64_t> keys, std::int32_t num_buckets,
+                           std::size_t k, span<std::int32_t> out) {
+    if ((k != 0 && keys.size() > SIZE_MAX / k) || out.size() != k * keys.size()) {
+        throw std::invalid_argument("jumpshard: " + std::to_string(out.size()) +
+                                    " outputs for " + std::to_string(k) + " replicas of " +
+                                    std::to_string(keys.size()) + " keys");
+    }
+    detail::check(
+        jumpshard_replicas_batch(keys.data(), keys.size(), num_buckets, k, out.data()));
+}
+
+inline std::vector<std::int32_t> replicas_batch(span<const std::uint64_t> keys,
+                                                std::int32_t num_buckets, std::size_t k) {
+    if (k != 0 && keys.size() > SIZE_MAX / k) throw std::length_error("jumpshard: k * keys");
+    std::vector<std::int32_t> out(k * keys.size());
+    replicas_batch(keys, num_buckets, k, out);
+    return out;
+}
+
+// Buckets 0..size()-1 with real-valued weights (jumpshard_weights): each
+// gets a share of the keys near its weight over their sum; equal weights
+// are Figure 1. Owns its C handle: move-only. A moved-from object throws
+// jumpshard::error (JUMPSHARD_ERROR_NULL_POINTER), and size() is -1.
+class weights {
+public:
+    // Throws for a negative, NaN or infinite weight, all weights zero, or
+    // no weights (JUMPSHARD_ERROR_INVALID_BUCKET_COUNT).
+    explicit weights(span<const double> w) {
+        detail::check(jumpshard_weights_new(w.data(), w.size(), &handle_));
+    }
+
+    weights(const weights &) = delete;
+    weights &operator=(const weights &) = delete;
+    weights(weights &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    weights &operator=(weights &&other) noexcept {
+        if (this != &other) {
+            jumpshard_weights_free(handle_);
+            handle_ = std::exchange(other.handle_, nullptr);
+        }
+        return *this;
+    }
+    ~weights() { jumpshard_weights_free(handle_); }
+
+    // The number of buckets.
+    std::int32_t size() const noexcept { return jumpshard_weights_len(handle_); }
+
+    std::int32_t bucket(std::uint64_t key) const {
+        std::int32_t out = -1;
+        detail::check(jumpshard_weights_bucket(handle_, key, &out));
+        return out;
+    }
+
+    void batch(span<const std::uint64_t> keys, span<std::int32_t> out) const {
+        detail::check_sizes(keys, out);
+        detail::check(jumpshard_weights_batch(handle_, keys.data(), keys.size(), out.data()));
+    }
+
+    std::vector<std::int32_t> batch(span<const std::uint64_t> keys) const {
+        std::vector<std::int32_t> out(keys.size());
+        batch(keys, out);
+        return out;
+    }
+
+    jumpshard_weights *get() const noexcept { return handle_; }
+    explicit operator bool() const noexcept { return handle_ != nullptr; }
+
+private:
+    jumpshard_weights *handle_ = nullptr;
+};
 
 // The kernel the batch functions use: "scalar", "avx2", "avx512" or "neon".
 inline std::string_view kernel_name() noexcept { return jumpshard_kernel_name(); }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -204,6 +205,116 @@ int main() {
                             JUMPSHARD_ERROR_INVALID_BUCKET_COUNT));
         CHECK(throws_status([&] { jumpshard::plan_parallel(keys, 10, -1); },
                             JUMPSHARD_ERROR_INVALID_BUCKET_COUNT));
+    });
+
+    run("memento", [&](bool &ok) {
+        static_assert(!std::is_copy_constructible_v<jumpshard::memento>);
+        static_assert(std::is_nothrow_move_constructible_v<jumpshard::memento>);
+        jumpshard::memento cluster(1000);
+        CHECK(cluster.barray() == 1000 && cluster.working() == 1000);
+        for (auto k : keys) CHECK(cluster.bucket(k) == jumpshard::bucket(k, 1000));
+        CHECK(jumpshard::memento(10).bucket_bytes("") == 7);
+        CHECK(jumpshard::memento(10).bucket_bytes("a") == 8);
+        const auto before = cluster.batch(keys);
+        for (std::int32_t b : {10, 500, 999, 0}) cluster.remove(b);
+        CHECK(cluster.working() == 996 && cluster.is_removed(500) && !cluster.is_removed(1));
+        CHECK((cluster.removals() == std::vector<std::int32_t>{10, 500, 999, 0}));
+        const auto after = cluster.batch(keys);
+        for (std::size_t i = 0; i < keys.size(); i++) {
+            CHECK(after[i] == cluster.bucket(keys[i]));
+            CHECK(!cluster.is_removed(after[i]));
+            CHECK(cluster.is_removed(before[i]) || after[i] == before[i]);
+        }
+        // The saved state rebuilds the same cluster.
+        auto copy = jumpshard::memento::from_removals(cluster.barray(), cluster.removals());
+        CHECK(copy.batch(keys) == after);
+        const std::string_view strings[] = {"", "a", "user:42", std::string_view("\0x\xff", 3)};
+        auto bytes = cluster.batch_bytes(strings);
+        for (std::size_t i = 0; i < 4; i++) CHECK(bytes[i] == cluster.bucket_bytes(strings[i]));
+        CHECK(cluster.restore() == 0 && cluster.restore() == 999);
+        CHECK(throws_status([&] { cluster.remove(10); }, JUMPSHARD_ERROR_ALREADY_REMOVED));
+        CHECK(throws_status([&] { cluster.remove(1000); }, JUMPSHARD_ERROR_NOT_A_BUCKET));
+        CHECK(throws_status([&] { cluster.remove(-1); }, JUMPSHARD_ERROR_NOT_A_BUCKET));
+        CHECK(cluster.restore() == 500 && cluster.restore() == 10);
+        CHECK(cluster.batch(keys) == before);
+        CHECK(cluster.restore() == 1000 && cluster.barray() == 1001);
+
+        jumpshard::memento two(2);
+        two.remove(0);
+        CHECK(throws_status([&] { two.remove(1); }, JUMPSHARD_ERROR_LAST_WORKING_BUCKET));
+        const std::int32_t tail[] = {9};
+        CHECK(throws_status([&] { jumpshard::memento::from_removals(10, tail); },
+                            JUMPSHARD_ERROR_SHRINK_IN_REMOVALS));
+        CHECK(throws_status([] { jumpshard::memento bad(0); },
+                            JUMPSHARD_ERROR_INVALID_BUCKET_COUNT));
+        std::vector<std::int32_t> out(keys.size(), -5);
+        const std::uint64_t bad_offsets[] = {0, 3, 2};
+        CHECK(throws_status([&] { two.batch_bytes("abc", bad_offsets, out); },
+                            JUMPSHARD_ERROR_INVALID_OFFSETS));
+        for (auto b : out) CHECK(b == -5);
+
+        // Moves hand the handle over; a moved-from cluster refuses.
+        jumpshard::memento moved = std::move(two);
+        CHECK(moved && !two && moved.working() == 1 && two.barray() == -1);
+        CHECK(throws_status([&] { two.bucket(1); }, JUMPSHARD_ERROR_NULL_POINTER));
+        CHECK(throws_status([&] { two.remove(0); }, JUMPSHARD_ERROR_NULL_POINTER));
+        moved = jumpshard::memento(5);
+        CHECK(moved.barray() == 5);
+        two = std::move(moved);
+        CHECK(two.barray() == 5 && !moved);
+    });
+
+    run("replicas", [&](bool &ok) {
+        const std::size_t k = 3;
+        auto columns = jumpshard::replicas_batch(keys, 100, k);
+        CHECK(columns.size() == k * keys.size());
+        for (std::size_t i = 0; i < keys.size(); i++) {
+            auto set = jumpshard::replicas(keys[i], 100, k);
+            CHECK(set.size() == k && set[0] == jumpshard::bucket(keys[i], 100));
+            CHECK(set[0] != set[1] && set[1] != set[2] && set[0] != set[2]);
+            for (std::size_t j = 0; j < k; j++) CHECK(columns[j * keys.size() + i] == set[j]);
+        }
+        std::array<std::int32_t, 2> pair{};
+        jumpshard::replicas(keys[0], 2, pair);
+        CHECK((pair[0] == 0 && pair[1] == 1) || (pair[0] == 1 && pair[1] == 0));
+        CHECK(throws_status([] { jumpshard::replicas(1, 2, 3); },
+                            JUMPSHARD_ERROR_TOO_MANY_REPLICAS));
+        CHECK(throws_status([&] { jumpshard::replicas_batch(keys, 0, 1); },
+                            JUMPSHARD_ERROR_INVALID_BUCKET_COUNT));
+        std::vector<std::int32_t> wrong(keys.size(), -5);
+        bool threw = false;
+        try {
+            jumpshard::replicas_batch(keys, 100, 2, wrong);
+        } catch (const std::invalid_argument &) {
+            threw = true;
+        }
+        CHECK(threw);
+        for (auto b : wrong) CHECK(b == -5);
+        CHECK(jumpshard::replicas(7, 5, 0).empty());
+    });
+
+    run("weights", [&](bool &ok) {
+        static_assert(!std::is_copy_constructible_v<jumpshard::weights>);
+        jumpshard::weights even(std::vector<double>(12, 0.5));
+        CHECK(even.size() == 12);
+        CHECK(even.batch(keys) == jumpshard::batch(keys, 12));
+        const double uneven[] = {1.0, 0.0, 0.25, 1.0};
+        jumpshard::weights w(uneven);
+        auto got = w.batch(keys);
+        for (std::size_t i = 0; i < keys.size(); i++) {
+            CHECK(got[i] == w.bucket(keys[i]) && got[i] != 1 && got[i] >= 0 && got[i] < 4);
+        }
+        const double negative[] = {1.0, -1.0};
+        CHECK(throws_status([&] { jumpshard::weights bad(negative); },
+                            JUMPSHARD_ERROR_INVALID_WEIGHT));
+        const double zeros[] = {0.0, 0.0};
+        CHECK(throws_status([&] { jumpshard::weights bad(zeros); },
+                            JUMPSHARD_ERROR_ALL_WEIGHTS_ZERO));
+        CHECK(throws_status([] { jumpshard::weights bad(std::vector<double>{}); },
+                            JUMPSHARD_ERROR_INVALID_BUCKET_COUNT));
+        jumpshard::weights moved = std::move(w);
+        CHECK(moved.size() == 4 && w.size() == -1 && !w);
+        CHECK(throws_status([&] { w.bucket(1); }, JUMPSHARD_ERROR_NULL_POINTER));
     });
 
     run("version", [&](bool &ok) { CHECK(jumpshard::version() == JUMPSHARD_VERSION); });

@@ -6,9 +6,12 @@
 //!
 //! Every entry point is a panic boundary ([`guard`]), checks every pointer
 //! and count before it reads or writes anything, and reports what it refuses
-//! as a [`status::jumpshard_status`]. Nothing here keeps state of its own:
-//! the functions only read their arguments and the library's atomic kernel
-//! choice, so any number of threads may call them at once.
+//! as a [`status::jumpshard_status`]. The only state is the library's
+//! atomic kernel choice and the caller's opaque handles ([`handle`]): a
+//! Memento cluster, which its `remove` and `restore` change and which
+//! every other call only reads, and weights, which never change. So any
+//! number of threads may call any function at once, except that a
+//! cluster's `remove`, `restore` and `free` need it to themselves.
 
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -18,11 +21,15 @@ mod batch;
 mod buffers;
 mod bytes;
 mod guard;
+mod handle;
 mod kernel;
+mod memento;
 mod message;
 mod plan;
+mod replicas;
 mod status;
 mod version;
+mod weights;
 
 /// The C ABI called from Rust exactly as C calls it, through the exported
 /// symbols. Part of the unit tests rather than an integration test: the

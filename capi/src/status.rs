@@ -18,6 +18,8 @@ pub enum jumpshard_status {
     /// `len > 0`, or a string.
     JUMPSHARD_ERROR_NULL_POINTER = 1,
     /// `num_buckets` is outside 1..INT32_MAX; Figure 1 has no bucket for it.
+    /// Also a number of weights outside that range, and a restore that
+    /// would grow a Memento b-array past INT32_MAX buckets.
     JUMPSHARD_ERROR_INVALID_BUCKET_COUNT = 2,
     /// The kernel name is not one of "scalar", "avx2", "avx512", "neon"
     /// (or is not valid UTF-8).
@@ -44,11 +46,30 @@ pub enum jumpshard_status {
     /// More keys move than the plan's output buffers hold (`capacity`);
     /// `*moved` is the number needed, and nothing else is written.
     JUMPSHARD_ERROR_CAPACITY = 10,
+    /// The bucket does not exist in the Memento cluster: it is negative or
+    /// not below the b-array size (`jumpshard_memento_barray`).
+    JUMPSHARD_ERROR_NOT_A_BUCKET = 11,
+    /// The bucket is already removed from the Memento cluster.
+    JUMPSHARD_ERROR_ALREADY_REMOVED = 12,
+    /// The bucket is the Memento cluster's only working bucket, which is
+    /// never removed.
+    JUMPSHARD_ERROR_LAST_WORKING_BUCKET = 13,
+    /// A removal list's first removal is the b-array's last bucket: that
+    /// removal shrinks the cluster and is never remembered, so the list
+    /// describes a cluster with one bucket fewer.
+    JUMPSHARD_ERROR_SHRINK_IN_REMOVALS = 14,
+    /// More replicas were asked for than there are buckets (`k` above
+    /// `num_buckets`): a replica set holds distinct buckets.
+    JUMPSHARD_ERROR_TOO_MANY_REPLICAS = 15,
+    /// A bucket weight is negative, NaN or infinite.
+    JUMPSHARD_ERROR_INVALID_WEIGHT = 16,
+    /// Every bucket weight is zero: no bucket could take a key.
+    JUMPSHARD_ERROR_ALL_WEIGHTS_ZERO = 17,
 }
 
 impl jumpshard_status {
     /// Every status, in code order.
-    const ALL: [jumpshard_status; 11] = [
+    const ALL: [jumpshard_status; 18] = [
         jumpshard_status::JUMPSHARD_OK,
         jumpshard_status::JUMPSHARD_ERROR_NULL_POINTER,
         jumpshard_status::JUMPSHARD_ERROR_INVALID_BUCKET_COUNT,
@@ -60,6 +81,13 @@ impl jumpshard_status {
         jumpshard_status::JUMPSHARD_ERROR_OVERLAPPING_BUFFERS,
         jumpshard_status::JUMPSHARD_ERROR_INVALID_OFFSETS,
         jumpshard_status::JUMPSHARD_ERROR_CAPACITY,
+        jumpshard_status::JUMPSHARD_ERROR_NOT_A_BUCKET,
+        jumpshard_status::JUMPSHARD_ERROR_ALREADY_REMOVED,
+        jumpshard_status::JUMPSHARD_ERROR_LAST_WORKING_BUCKET,
+        jumpshard_status::JUMPSHARD_ERROR_SHRINK_IN_REMOVALS,
+        jumpshard_status::JUMPSHARD_ERROR_TOO_MANY_REPLICAS,
+        jumpshard_status::JUMPSHARD_ERROR_INVALID_WEIGHT,
+        jumpshard_status::JUMPSHARD_ERROR_ALL_WEIGHTS_ZERO,
     ];
 
     /// The status with this code; C may pass any `int32_t`, so this is how
@@ -97,6 +125,26 @@ impl jumpshard_status {
             JUMPSHARD_ERROR_CAPACITY => {
                 c"the output buffers are too small for the moving keys: *moved is the capacity needed"
             }
+            JUMPSHARD_ERROR_NOT_A_BUCKET => {
+                c"the bucket does not exist: it must be between 0 and the b-array size minus 1"
+            }
+            JUMPSHARD_ERROR_ALREADY_REMOVED => c"the bucket is already removed",
+            JUMPSHARD_ERROR_LAST_WORKING_BUCKET => {
+                c"the bucket is the last working bucket: a cluster keeps at least one"
+            }
+            JUMPSHARD_ERROR_SHRINK_IN_REMOVALS => {
+                c"the first removal is of the last bucket, a shrink that is never remembered: \
+                  describe the cluster with one bucket fewer"
+            }
+            JUMPSHARD_ERROR_TOO_MANY_REPLICAS => {
+                c"more replicas than buckets: a replica set holds distinct buckets"
+            }
+            JUMPSHARD_ERROR_INVALID_WEIGHT => {
+                c"invalid weight: weights must be finite and not negative"
+            }
+            JUMPSHARD_ERROR_ALL_WEIGHTS_ZERO => {
+                c"every weight is zero: at least one bucket must take keys"
+            }
         }
     }
 
@@ -119,6 +167,15 @@ impl jumpshard_status {
             Error::OffsetCount { .. }
             | Error::OffsetOutOfRange { .. }
             | Error::OffsetDecreasing { .. } => jumpshard_status::JUMPSHARD_ERROR_INVALID_OFFSETS,
+            Error::NotABucket { .. } => jumpshard_status::JUMPSHARD_ERROR_NOT_A_BUCKET,
+            Error::AlreadyRemoved { .. } => jumpshard_status::JUMPSHARD_ERROR_ALREADY_REMOVED,
+            Error::LastWorkingBucket { .. } => {
+                jumpshard_status::JUMPSHARD_ERROR_LAST_WORKING_BUCKET
+            }
+            Error::ShrinkInRemovals { .. } => jumpshard_status::JUMPSHARD_ERROR_SHRINK_IN_REMOVALS,
+            Error::TooManyReplicas { .. } => jumpshard_status::JUMPSHARD_ERROR_TOO_MANY_REPLICAS,
+            Error::InvalidWeight { .. } => jumpshard_status::JUMPSHARD_ERROR_INVALID_WEIGHT,
+            Error::AllWeightsZero => jumpshard_status::JUMPSHARD_ERROR_ALL_WEIGHTS_ZERO,
             // The library's errors are non-exhaustive; one this crate does
             // not map yet is a bug here, reported as such.
             _ => jumpshard_status::JUMPSHARD_ERROR_PANIC,
@@ -168,6 +225,52 @@ mod tests {
             jumpshard_status::of(&Error::SameBucketCount { value: 3 }),
             jumpshard_status::JUMPSHARD_ERROR_INVALID_BUCKET_COUNT
         );
+    }
+
+    /// Each error of Memento, replica sets and weights has its own status,
+    /// never the panic status of an error this crate does not map.
+    #[test]
+    fn memento_replica_and_weight_errors_have_their_own_status() {
+        use jumpshard_status::*;
+        let cases = [
+            (
+                Error::NotABucket {
+                    bucket: 7,
+                    barray: 3,
+                },
+                JUMPSHARD_ERROR_NOT_A_BUCKET,
+            ),
+            (
+                Error::AlreadyRemoved { bucket: 1 },
+                JUMPSHARD_ERROR_ALREADY_REMOVED,
+            ),
+            (
+                Error::LastWorkingBucket { bucket: 1 },
+                JUMPSHARD_ERROR_LAST_WORKING_BUCKET,
+            ),
+            (
+                Error::ShrinkInRemovals { bucket: 9 },
+                JUMPSHARD_ERROR_SHRINK_IN_REMOVALS,
+            ),
+            (
+                Error::TooManyReplicas {
+                    replicas: 4,
+                    buckets: 3,
+                },
+                JUMPSHARD_ERROR_TOO_MANY_REPLICAS,
+            ),
+            (
+                Error::InvalidWeight {
+                    index: 0,
+                    weight: "NaN".to_owned(),
+                },
+                JUMPSHARD_ERROR_INVALID_WEIGHT,
+            ),
+            (Error::AllWeightsZero, JUMPSHARD_ERROR_ALL_WEIGHTS_ZERO),
+        ];
+        for (error, status) in cases {
+            assert_eq!(jumpshard_status::of(&error), status, "{error}");
+        }
     }
 
     #[test]

@@ -214,7 +214,15 @@ fn every_status_has_a_distinct_message_and_unknown_codes_one_too() {
         OVERLAPPING_BUFFERS,
         INVALID_OFFSETS,
         CAPACITY,
+        NOT_A_BUCKET,
+        ALREADY_REMOVED,
+        LAST_WORKING_BUCKET,
+        SHRINK_IN_REMOVALS,
+        TOO_MANY_REPLICAS,
+        INVALID_WEIGHT,
+        ALL_WEIGHTS_ZERO,
     ];
+    assert!(codes.iter().enumerate().all(|(i, &c)| c == i as i32));
     let unknown = status_message(-1);
     let mut messages: Vec<&str> = codes.iter().map(|&c| status_message(c)).collect();
     assert_eq!(messages[0], "success");
@@ -222,7 +230,7 @@ fn every_status_has_a_distinct_message_and_unknown_codes_one_too() {
     messages.sort_unstable();
     messages.dedup();
     assert_eq!(messages.len(), codes.len() + 1);
-    for code in [11, 1000, i32::MAX, i32::MIN] {
+    for code in [18, 1000, i32::MAX, i32::MIN] {
         assert_eq!(status_message(code), unknown);
     }
 }

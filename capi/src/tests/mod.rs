@@ -62,6 +62,13 @@ const INVALID_LENGTH: i32 = 7;
 const OVERLAPPING_BUFFERS: i32 = 8;
 const INVALID_OFFSETS: i32 = 9;
 const CAPACITY: i32 = 10;
+const NOT_A_BUCKET: i32 = 11;
+const ALREADY_REMOVED: i32 = 12;
+const LAST_WORKING_BUCKET: i32 = 13;
+const SHRINK_IN_REMOVALS: i32 = 14;
+const TOO_MANY_REPLICAS: i32 = 15;
+const INVALID_WEIGHT: i32 = 16;
+const ALL_WEIGHTS_ZERO: i32 = 17;
 
 /// Tests that change the active kernel take this, so that a test checking
 /// that a refused change left the kernel alone sees no one else's change.
@@ -135,4 +142,9 @@ fn refused(name: &str, status: i32, got: i32, out: &[i32]) {
 
 mod batch;
 mod bytes;
+mod memento;
+mod memento_golden;
+mod memento_refusals;
 mod plan;
+mod replicas;
+mod weights;

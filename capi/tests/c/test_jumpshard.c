@@ -8,11 +8,17 @@
  * the output untouched. Built with -fsanitize=address,undefined against
  * libjumpshard.a, and run under valgrind against libjumpshard.so.
  *
- * Usage: test_jumpshard [GOLDEN_FILE]   (default testdata/golden.txt)
+ * Memento clusters, replica sets and weights go through their handles
+ * and functions the same way, the Memento ones reproducing the MementoHash
+ * authors' golden vectors exactly.
+ *
+ * Usage: test_jumpshard [GOLDEN_FILE [MEMENTO_GOLDEN_FILE]]
+ * (defaults testdata/golden.txt and memento/golden.txt beside GOLDEN_FILE)
  * JUMPSHARD_REQUIRE_KERNELS=scalar,avx2 makes a kernel this CPU cannot run
  * a failure instead of a skip.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -576,8 +582,16 @@ static void test_status_messages(void) {
         JUMPSHARD_ERROR_OVERLAPPING_BUFFERS,
         JUMPSHARD_ERROR_INVALID_OFFSETS,
         JUMPSHARD_ERROR_CAPACITY,
+        JUMPSHARD_ERROR_NOT_A_BUCKET,
+        JUMPSHARD_ERROR_ALREADY_REMOVED,
+        JUMPSHARD_ERROR_LAST_WORKING_BUCKET,
+        JUMPSHARD_ERROR_SHRINK_IN_REMOVALS,
+        JUMPSHARD_ERROR_TOO_MANY_REPLICAS,
+        JUMPSHARD_ERROR_INVALID_WEIGHT,
+        JUMPSHARD_ERROR_ALL_WEIGHTS_ZERO,
     };
     enum { N = sizeof all / sizeof all[0] };
+    for (size_t i = 0; i < N; i++) CHECK((size_t)all[i] == i, "status %zu has code %d", i, (int)all[i]);
     const char *unknown = jumpshard_status_message(-1);
     CHECK(unknown != NULL && *unknown, "unknown code message");
     for (size_t i = 0; i < N; i++) {
@@ -895,8 +909,471 @@ static void test_seeded_golden(void) {
     CHECK(rows >= 300, "only %zu seeded golden vectors in %s", rows, path);
 }
 
+/* ---- Memento clusters, replica sets and weights ---- */
+
+/* `call` returns `want`; otherwise the call, its status and message. */
+#define STATUS_IS(want, call)                                                      \
+    do {                                                                           \
+        jumpshard_status got_ = (call);                                            \
+        CHECK(got_ == (want), "%s = %d (%s), want %s", #call, (int)got_,           \
+              jumpshard_status_message(got_), #want);                              \
+    } while (0)
+
+static const char *memento_golden_path = NULL;
+
+/* `hex` (`-` for the empty key) into `out`, which has room for it; its
+ * length in bytes, or SIZE_MAX if it is not hex. */
+static size_t parse_hex(const char *hex, size_t digits, uint8_t *out) {
+    if (digits == 1 && hex[0] == '-') return 0;
+    if (digits % 2) return SIZE_MAX;
+    for (size_t i = 0; i < digits / 2; i++) {
+        int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0) return SIZE_MAX;
+        out[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return digits / 2;
+}
+
+/* The lookups of one cluster state, back to back, for one batch. */
+typedef struct {
+    uint8_t *data;
+    size_t data_len, data_cap;
+    uint64_t *offsets;
+    int32_t *want, *out;
+    size_t keys, keys_cap;
+} lookups;
+
+static void lookups_add(lookups *l, const uint8_t *key, size_t len, int32_t want) {
+    if (l->data_len + len > l->data_cap) {
+        l->data_cap = 2 * (l->data_len + len) + 256;
+        l->data = realloc(l->data, l->data_cap);
+        if (l->data == NULL) exit(2);
+    }
+    if (l->keys + 2 > l->keys_cap) {
+        l->keys_cap = 2 * l->keys_cap + 256;
+        l->offsets = realloc(l->offsets, l->keys_cap * sizeof *l->offsets);
+        l->want = realloc(l->want, l->keys_cap * sizeof *l->want);
+        l->out = realloc(l->out, l->keys_cap * sizeof *l->out);
+        if (!l->offsets || !l->want || !l->out) exit(2);
+    }
+    if (len) memcpy(l->data + l->data_len, key, len);
+    l->offsets[l->keys] = l->data_len;
+    l->data_len += len;
+    l->want[l->keys++] = want;
+    l->offsets[l->keys] = l->data_len;
+}
+
+/* The pending lookups in one jumpshard_memento_batch_bytes, then none. */
+static void lookups_flush(lookups *l, const jumpshard_memento *m, int line) {
+    if (m == NULL || l->keys == 0) return;
+    for (size_t i = 0; i <= l->keys; i++) l->out[i] = CANARY;
+    jumpshard_status s = jumpshard_memento_batch_bytes(m, l->data, l->data_len, l->offsets,
+                                                       l->keys + 1, l->out, l->keys);
+    CHECK(s == JUMPSHARD_OK, "line %d: batch_bytes = %d", line, (int)s);
+    for (size_t i = 0; i < l->keys; i++) {
+        CHECK(l->out[i] == l->want[i], "line %d: batch_bytes [%zu] = %d, want %d", line, i,
+              l->out[i], l->want[i]);
+    }
+    CHECK(l->out[l->keys] == CANARY, "line %d: batch_bytes wrote past out", line);
+    l->keys = l->data_len = 0;
+}
+
+/* A cluster rebuilt from its saved state (barray, removals) must be the
+ * same cluster: same counts, same removals, same answers. */
+static void check_saved_state(const jumpshard_memento *m, const lookups *l, int line) {
+    size_t len = SIZE_MAX;
+    jumpshard_status s = jumpshard_memento_removals(m, NULL, 0, &len);
+    int32_t removed = jumpshard_memento_barray(m) - jumpshard_memento_working(m);
+    CHECK(s == (removed ? JUMPSHARD_ERROR_CAPACITY : JUMPSHARD_OK) && len == (size_t)removed,
+          "line %d: sizing removals: %d, %zu", line, (int)s, len);
+    int32_t *removals = malloc((len + 1) * sizeof *removals);
+    if (removals == NULL) exit(2);
+    s = jumpshard_memento_removals(m, removals, len + 1, &len);
+    CHECK(s == JUMPSHARD_OK && len == (size_t)removed, "line %d: removals: %d", line, (int)s);
+    jumpshard_memento *copy = NULL;
+    s = jumpshard_memento_from_removals(jumpshard_memento_barray(m), removals, len, &copy);
+    CHECK(s == JUMPSHARD_OK && copy != NULL, "line %d: from_removals = %d", line, (int)s);
+    CHECK(jumpshard_memento_working(copy) == jumpshard_memento_working(m), "line %d", line);
+    for (size_t i = 0; i < l->keys; i++) {
+        int32_t got = CANARY;
+        s = jumpshard_memento_bucket_bytes(copy, l->data + l->offsets[i],
+                                           (size_t)(l->offsets[i + 1] - l->offsets[i]), &got);
+        CHECK(s == JUMPSHARD_OK && got == l->want[i], "line %d: rebuilt [%zu] = %d, want %d",
+              line, i, got, l->want[i]);
+    }
+    jumpshard_memento_free(copy);
+    free(removals);
+}
+
+/* testdata/memento/golden.txt (format in its README), replayed through
+ * the C functions: every removal, restore and state; each lookup with
+ * bucket_bytes, then each state's lookups in one batch_bytes, and in a
+ * cluster rebuilt from the state's removal list. */
+static void test_memento_golden(void) {
+    char path[4096];
+    const char *file = memento_golden_path;
+    if (file == NULL) {
+        const char *slash = strrchr(golden_path, '/');
+        int dir = slash ? (int)(slash - golden_path + 1) : 0;
+        snprintf(path, sizeof path, "%.*smemento/golden.txt", dir, golden_path);
+        file = path;
+    }
+    FILE *f = fopen(file, "r");
+    CHECK(f != NULL, "cannot open %s", file);
+    if (f == NULL) return;
+    static char line[1 << 16];
+    static uint8_t key[1 << 15];
+    jumpshard_memento *m = NULL;
+    lookups pending = {0};
+    size_t scenarios = 0, n_lookups = 0, checked_states = 0;
+    int number = 0;
+    while (fgets(line, sizeof line, f)) {
+        number++;
+        if (strchr(line, '\n') == NULL && !feof(f)) malformed(line);
+        if (line[0] == '#' || line[0] == '\n') continue;
+        bool lookup = strncmp(line, "lookup ", 7) == 0;
+        if (!lookup && pending.keys) {
+            /* Every third state also rebuilt, to keep valgrind's run short. */
+            if (checked_states++ % 3 == 0) check_saved_state(m, &pending, number);
+            lookups_flush(&pending, m, number);
+        }
+        int32_t a, b;
+        if (sscanf(line, "scenario %" SCNd32, &a) == 1) {
+            jumpshard_memento_free(m);
+            m = NULL;
+            jumpshard_status s = jumpshard_memento_new(a, &m);
+            CHECK(s == JUMPSHARD_OK && m != NULL, "line %d: new(%d) = %d", number, a, (int)s);
+            scenarios++;
+        } else if (sscanf(line, "remove %" SCNd32, &a) == 1) {
+            jumpshard_status s = jumpshard_memento_remove(m, a);
+            CHECK(s == JUMPSHARD_OK, "line %d: remove(%d) = %d (%s)", number, a, (int)s,
+                  jumpshard_status_message(s));
+        } else if (sscanf(line, "add -> %" SCNd32, &a) == 1) {
+            int32_t got = CANARY;
+            jumpshard_status s = jumpshard_memento_restore(m, &got);
+            CHECK(s == JUMPSHARD_OK && got == a, "line %d: restore = %d, %d", number, (int)s, got);
+        } else if (sscanf(line, "state size %" SCNd32 " barray %" SCNd32, &a, &b) == 2) {
+            CHECK(jumpshard_memento_working(m) == a, "line %d: working %d", number,
+                  jumpshard_memento_working(m));
+            CHECK(jumpshard_memento_barray(m) == b, "line %d: barray %d", number,
+                  jumpshard_memento_barray(m));
+        } else if (lookup) {
+            const char *hex = line + 7;
+            size_t digits = strcspn(hex, " ");
+            if (digits / 2 > sizeof key) malformed(line);
+            size_t len = parse_hex(hex, digits, key);
+            int32_t want;
+            if (len == SIZE_MAX || sscanf(hex + digits, " %" SCNd32, &want) != 1) malformed(line);
+            int32_t got = CANARY;
+            jumpshard_status s = jumpshard_memento_bucket_bytes(m, key, len, &got);
+            CHECK(s == JUMPSHARD_OK && got == want, "line %d: bucket_bytes = %d, %d, want %d",
+                  number, (int)s, got, want);
+            lookups_add(&pending, key, len, want);
+            n_lookups++;
+        } else {
+            malformed(line);
+        }
+    }
+    if (pending.keys) check_saved_state(m, &pending, number);
+    lookups_flush(&pending, m, number);
+    fclose(f);
+    jumpshard_memento_free(m);
+    free(pending.data);
+    free(pending.offsets);
+    free(pending.want);
+    free(pending.out);
+    CHECK(scenarios >= 8 && n_lookups >= 1000, "only %zu scenarios, %zu lookups in %s", scenarios,
+          n_lookups, file);
+}
+
+/* With nothing removed a cluster is Figure 1 over its b-array; after
+ * removals only the removed buckets' keys move, none onto a removed
+ * bucket; batches of every length agree with single lookups on every
+ * kernel; restores undo removals exactly. */
+static void test_memento(void) {
+    enum { LEN = 300 };
+    uint64_t keys[LEN];
+    int32_t before[LEN], single[LEN], out[LEN + 1];
+    fill_keys(keys, LEN, 21);
+    const char *kernel = jumpshard_kernel_name();
+    const int32_t counts[] = {1, 2, 10, 1000, INT32_MAX};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        int32_t n = counts[c];
+        jumpshard_memento *m = NULL;
+        CHECK(jumpshard_memento_new(n, &m) == JUMPSHARD_OK, "new(%d)", n);
+        CHECK(jumpshard_memento_barray(m) == n && jumpshard_memento_working(m) == n, "n %d", n);
+        for (size_t i = 0; i < LEN; i++) {
+            CHECK(jumpshard_memento_bucket(m, keys[i], &before[i]) == JUMPSHARD_OK, "bucket");
+            CHECK(before[i] == figure1(keys[i], n), "n %d key %zu: %d", n, i, before[i]);
+        }
+        const int32_t removals[] = {n / 2, n / 3 + 1, 0};
+        size_t removed = 0;
+        for (size_t r = 0; r < 3 && n > 3; r++, removed++) {
+            CHECK(jumpshard_memento_remove(m, removals[r]) == JUMPSHARD_OK, "remove %d",
+                  removals[r]);
+            CHECK(jumpshard_memento_is_removed(m, removals[r]) == 1, "is_removed %d", removals[r]);
+        }
+        for (size_t i = 0; i < LEN; i++) {
+            CHECK(jumpshard_memento_bucket(m, keys[i], &single[i]) == JUMPSHARD_OK, "bucket");
+            CHECK(jumpshard_memento_is_removed(m, single[i]) == 0, "key %zu on removed %d", i,
+                  single[i]);
+            bool moved_off = jumpshard_memento_is_removed(m, before[i]) == 1;
+            CHECK(moved_off || single[i] == before[i], "key %zu moved off working %d", i,
+                  before[i]);
+        }
+        for (size_t k = 0; k < N_KERNELS; k++) {
+            if (jumpshard_set_kernel(KERNELS[k]) != JUMPSHARD_OK) continue;
+            for (size_t len = 0; len <= LEN; len += (len < 70 ? 1 : 23)) {
+                for (size_t i = 0; i <= LEN; i++) out[i] = CANARY;
+                jumpshard_status s = jumpshard_memento_batch(m, keys, len, out);
+                CHECK(s == JUMPSHARD_OK, "%s batch len %zu: %d", KERNELS[k], len, (int)s);
+                CHECK(memcmp(out, single, len * sizeof *out) == 0 &&
+                          untouched(out + len, LEN + 1 - len),
+                      "%s n %d batch len %zu differs from single lookups", KERNELS[k], n, len);
+            }
+        }
+        for (size_t r = removed; r-- > 0;) {
+            int32_t got = CANARY;
+            CHECK(jumpshard_memento_restore(m, &got) == JUMPSHARD_OK && got == removals[r],
+                  "restore: %d, want %d", got, removals[r]);
+        }
+        CHECK(jumpshard_memento_batch(m, keys, LEN, out) == JUMPSHARD_OK, "batch");
+        CHECK(memcmp(out, before, sizeof before) == 0, "n %d: restores did not undo", n);
+        jumpshard_memento_free(m);
+    }
+    CHECK(jumpshard_set_kernel(kernel) == JUMPSHARD_OK, "restoring %s", kernel);
+}
+
+/* Each refusal gets its status and changes nothing: no output, no cluster
+ * state, no handle. */
+static void test_memento_refusals(void) {
+    jumpshard_memento *m = NULL, *const SENTINEL = (jumpshard_memento *)(uintptr_t)64;
+    jumpshard_memento *slot = SENTINEL;
+    CHECK(jumpshard_memento_new(0, &slot) == JUMPSHARD_ERROR_INVALID_BUCKET_COUNT, "new(0)");
+    CHECK(jumpshard_memento_new(-5, &slot) == JUMPSHARD_ERROR_INVALID_BUCKET_COUNT, "new(-5)");
+    CHECK(jumpshard_memento_new(5, NULL) == JUMPSHARD_ERROR_NULL_POINTER, "new NULL out");
+    CHECK(slot == SENTINEL, "new wrote its output on error");
+
+    struct {
+        int32_t barray;
+        int32_t removals[4];
+        size_t len;
+        jumpshard_status want;
+    } lists[] = {
+        {0, {0}, 0, JUMPSHARD_ERROR_INVALID_BUCKET_COUNT},
+        {10, {9}, 1, JUMPSHARD_ERROR_SHRINK_IN_REMOVALS},
+        {1, {0}, 1, JUMPSHARD_ERROR_SHRINK_IN_REMOVALS},
+        {10, {3, -1}, 2, JUMPSHARD_ERROR_NOT_A_BUCKET},
+        {10, {3, 10}, 2, JUMPSHARD_ERROR_NOT_A_BUCKET},
+        {10, {3, 3, -1}, 3, JUMPSHARD_ERROR_ALREADY_REMOVED},
+        {3, {0, 1, 2}, 3, JUMPSHARD_ERROR_LAST_WORKING_BUCKET},
+        {10, {3, 9}, 2, JUMPSHARD_OK},
+    };
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+        slot = SENTINEL;
+        jumpshard_status s = jumpshard_memento_from_removals(lists[i].barray, lists[i].removals,
+                                                             lists[i].len, &slot);
+        CHECK(s == lists[i].want, "list %zu: %d (%s)", i, (int)s, jumpshard_status_message(s));
+        if (s == JUMPSHARD_OK) {
+            CHECK(jumpshard_memento_working(slot) == 8, "list %zu", i);
+            jumpshard_memento_free(slot);
+        } else {
+            CHECK(slot == SENTINEL, "list %zu: handle written on error", i);
+        }
+    }
+    slot = SENTINEL;
+    STATUS_IS(JUMPSHARD_ERROR_NULL_POINTER, jumpshard_memento_from_removals(10, NULL, 2, &slot));
+    const int32_t *odd = (const int32_t *)((uintptr_t)lists[0].removals + 1);
+    STATUS_IS(JUMPSHARD_ERROR_MISALIGNED_POINTER,
+              jumpshard_memento_from_removals(10, odd, 1, &slot));
+    STATUS_IS(JUMPSHARD_ERROR_INVALID_LENGTH,
+              jumpshard_memento_from_removals(10, lists[0].removals, SIZE_MAX, &slot));
+    CHECK(slot == SENTINEL, "from_removals wrote its output on error");
+
+    CHECK(jumpshard_memento_new(4, &m) == JUMPSHARD_OK, "new(4)");
+    CHECK(jumpshard_memento_remove(m, -1) == JUMPSHARD_ERROR_NOT_A_BUCKET, "remove -1");
+    CHECK(jumpshard_memento_remove(m, 4) == JUMPSHARD_ERROR_NOT_A_BUCKET, "remove 4");
+    CHECK(jumpshard_memento_remove(m, 1) == JUMPSHARD_OK, "remove 1");
+    CHECK(jumpshard_memento_remove(m, 1) == JUMPSHARD_ERROR_ALREADY_REMOVED, "remove 1 again");
+    CHECK(jumpshard_memento_remove(m, 0) == JUMPSHARD_OK, "remove 0");
+    CHECK(jumpshard_memento_remove(m, 3) == JUMPSHARD_OK, "remove 3");
+    CHECK(jumpshard_memento_remove(m, 2) == JUMPSHARD_ERROR_LAST_WORKING_BUCKET, "remove 2");
+    CHECK(jumpshard_memento_working(m) == 1 && jumpshard_memento_barray(m) == 4, "state");
+    int32_t removals[4] = {CANARY, CANARY, CANARY, CANARY};
+    size_t len = 99;
+    CHECK(jumpshard_memento_removals(m, removals, 2, &len) == JUMPSHARD_ERROR_CAPACITY && len == 3,
+          "capacity 2: %zu", len);
+    CHECK(untouched(removals, 4), "removals written on a capacity error");
+    len = 99;
+    STATUS_IS(JUMPSHARD_ERROR_NULL_POINTER, jumpshard_memento_removals(m, removals, 3, NULL));
+    STATUS_IS(JUMPSHARD_ERROR_NULL_POINTER, jumpshard_memento_removals(m, NULL, 3, &len));
+    CHECK(len == 99 && untouched(removals, 4), "written on error");
+    CHECK(jumpshard_memento_removals(m, removals, 3, &len) == JUMPSHARD_OK && len == 3 &&
+              removals[0] == 1 && removals[1] == 0 && removals[2] == 3 && removals[3] == CANARY,
+          "removals");
+
+    /* NULL handles: statuses, -1 from the readers, and nothing written. */
+    int32_t out[2] = {CANARY, CANARY};
+    const uint64_t keys[1] = {7};
+    const uint64_t offsets[2] = {0, 1};
+    STATUS_IS(JUMPSHARD_ERROR_NULL_POINTER, jumpshard_memento_remove(NULL, 0));
+    STATUS_IS(JUMPSHARD_ERROR_NULL_POINTER, jumpshard_memento_restore(NULL, out));
+    CHECK(jumpshard_memento_barray(NULL) == -1 && jumpshard_memento_working(NULL) == -1 &&
+              jumpshard_memento_is_removed(NULL, 0) == -1, "readers of NULL");
+    STATUS_IS(JUMPSHARD_ERROR_NULL_POINTER, jumpshard_memento_removals(NULL, out, 2, &len));
+    STATUS_IS(JUMPSHARD_ERROR_NULL_POINTER, jumpshard_memento_bucket(NULL, 7, out));
+    STATUS_IS(JUMPSHARD_ERROR_NULL_POINTER, jumpshard_memento_batch(NULL, keys, 1, out));
+    const uint8_t *a = (const uint8_t *)"a";
+    STATUS_IS(JUMPSHARD_ERROR_NULL_POINTER, jumpshard_memento_bucket_bytes(NULL, a, 1, out));
+    STATUS_IS(JUMPSHARD_ERROR_NULL_POINTER,
+              jumpshard_memento_batch_bytes(NULL, a, 1, offsets, 2, out, 1));
+    jumpshard_memento_free(NULL);
+    /* Bad buffers with a live handle. */
+    STATUS_IS(JUMPSHARD_ERROR_NULL_POINTER, jumpshard_memento_bucket(m, 7, NULL));
+    STATUS_IS(JUMPSHARD_ERROR_NULL_POINTER, jumpshard_memento_batch(m, NULL, 1, out));
+    int32_t *odd_out = (int32_t *)((uintptr_t)out + 2);
+    STATUS_IS(JUMPSHARD_ERROR_MISALIGNED_POINTER, jumpshard_memento_batch(m, keys, 1, odd_out));
+    STATUS_IS(JUMPSHARD_ERROR_INVALID_OFFSETS,
+              jumpshard_memento_batch_bytes(m, a, 1, offsets, 1, out, 1));
+    CHECK(len == 3 && untouched(out, 2), "written on error");
+
+    /* Restores: last in, first out, then growth; NULL `restored` is fine. */
+    const int32_t order[] = {3, 0, 1, 4};
+    for (size_t i = 0; i < 4; i++) {
+        int32_t got = CANARY;
+        CHECK(jumpshard_memento_restore(m, &got) == JUMPSHARD_OK && got == order[i], "restore %zu",
+              i);
+    }
+    CHECK(jumpshard_memento_restore(m, NULL) == JUMPSHARD_OK && jumpshard_memento_barray(m) == 6,
+          "restore to NULL");
+    jumpshard_memento_free(m);
+    CHECK(jumpshard_memento_new(INT32_MAX, &m) == JUMPSHARD_OK, "new(INT32_MAX)");
+    out[0] = CANARY;
+    CHECK(jumpshard_memento_restore(m, out) == JUMPSHARD_ERROR_INVALID_BUCKET_COUNT &&
+              out[0] == CANARY && jumpshard_memento_barray(m) == INT32_MAX,
+          "growth past INT32_MAX");
+    jumpshard_memento_free(m);
+}
+
+/* Replica sets: distinct buckets, the first Figure 1's, growth changes at
+ * most one member; the batch's columns are the single sets. */
+static void test_replicas(void) {
+    enum { LEN = 257, K = 4 };
+    uint64_t keys[LEN];
+    fill_keys(keys, LEN, 31);
+    int32_t *columns = malloc((K * LEN + 1) * sizeof *columns);
+    if (columns == NULL) exit(2);
+    const int32_t counts[] = {4, 5, 100, 65536, INT32_MAX};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        int32_t n = counts[c];
+        for (size_t i = 0; i <= K * LEN; i++) columns[i] = CANARY;
+        jumpshard_status s = jumpshard_replicas_batch(keys, LEN, n, K, columns);
+        CHECK(s == JUMPSHARD_OK, "batch n %d: %d", n, (int)s);
+        CHECK(columns[K * LEN] == CANARY, "batch wrote past its columns");
+        for (size_t i = 0; i < LEN; i++) {
+            int32_t set[K + 1], grown[K];
+            set[K] = CANARY;
+            CHECK(jumpshard_replicas(keys[i], n, set, K) == JUMPSHARD_OK && set[K] == CANARY,
+                  "n %d key %zu", n, i);
+            CHECK(set[0] == figure1(keys[i], n), "n %d key %zu: first %d", n, i, set[0]);
+            int changed = 0;
+            if (n < INT32_MAX) {
+                CHECK(jumpshard_replicas(keys[i], n + 1, grown, K) == JUMPSHARD_OK, "n %d + 1", n);
+            }
+            for (size_t j = 0; j < K; j++) {
+                CHECK(set[j] >= 0 && set[j] < n, "member %d", set[j]);
+                for (size_t l = 0; l < j; l++) CHECK(set[j] != set[l], "repeated %d", set[j]);
+                CHECK(columns[j * LEN + i] == set[j], "n %d column %zu key %zu", n, j, i);
+                if (n < INT32_MAX && grown[j] != set[j]) {
+                    changed++;
+                    CHECK(grown[j] == n, "growth moved a member to %d", grown[j]);
+                }
+            }
+            CHECK(changed <= 1, "growth changed %d members", changed);
+        }
+    }
+    free(columns);
+    int32_t out[4] = {CANARY, CANARY, CANARY, CANARY};
+    STATUS_IS(JUMPSHARD_ERROR_TOO_MANY_REPLICAS, jumpshard_replicas(1, 3, out, 4));
+    STATUS_IS(JUMPSHARD_ERROR_INVALID_BUCKET_COUNT, jumpshard_replicas(1, 0, out, 1));
+    STATUS_IS(JUMPSHARD_ERROR_NULL_POINTER, jumpshard_replicas(1, 10, NULL, 2));
+    CHECK(jumpshard_replicas(1, 10, NULL, 0) == JUMPSHARD_OK, "k = 0");
+    STATUS_IS(JUMPSHARD_ERROR_TOO_MANY_REPLICAS, jumpshard_replicas_batch(keys, 1, 3, 4, out));
+    STATUS_IS(JUMPSHARD_ERROR_INVALID_BUCKET_COUNT, jumpshard_replicas_batch(keys, 2, -1, 2, out));
+    STATUS_IS(JUMPSHARD_ERROR_NULL_POINTER, jumpshard_replicas_batch(NULL, 2, 10, 2, out));
+    STATUS_IS(JUMPSHARD_ERROR_NULL_POINTER, jumpshard_replicas_batch(keys, 2, 10, 2, NULL));
+    /* k * len overflows; keys and out overlapping. */
+    STATUS_IS(JUMPSHARD_ERROR_INVALID_LENGTH,
+              jumpshard_replicas_batch(keys, (size_t)1 << 40, INT32_MAX, INT32_MAX, out));
+    const uint64_t *out_keys = (const uint64_t *)(void *)out;
+    STATUS_IS(JUMPSHARD_ERROR_OVERLAPPING_BUFFERS,
+              jumpshard_replicas_batch(out_keys, 1, 10, 2, out));
+    CHECK(jumpshard_replicas_batch(NULL, 0, 10, 3, NULL) == JUMPSHARD_OK, "no keys");
+    CHECK(untouched(out, 4), "written on error");
+}
+
+/* Weights: equal ones are Figure 1, weight 0 gets no key, the batch is
+ * the single lookups, and each bad weight list its status. */
+static void test_weights(void) {
+    enum { LEN = 300 };
+    uint64_t keys[LEN];
+    int32_t out[LEN + 1];
+    fill_keys(keys, LEN, 41);
+    jumpshard_weights *w = NULL;
+    const double even[7] = {2, 2, 2, 2, 2, 2, 2};
+    CHECK(jumpshard_weights_new(even, 7, &w) == JUMPSHARD_OK && jumpshard_weights_len(w) == 7,
+          "even weights");
+    for (size_t i = 0; i < LEN; i++) {
+        CHECK(jumpshard_weights_bucket(w, keys[i], &out[i]) == JUMPSHARD_OK, "key %zu", i);
+        CHECK(out[i] == figure1(keys[i], 7), "equal weights, key %zu: %d", i, out[i]);
+    }
+    jumpshard_weights_free(w);
+    const double uneven[5] = {1.0, 0.0, 0.25, 1.0, 0.5};
+    CHECK(jumpshard_weights_new(uneven, 5, &w) == JUMPSHARD_OK, "uneven weights");
+    int32_t single[LEN];
+    for (size_t i = 0; i < LEN; i++) {
+        CHECK(jumpshard_weights_bucket(w, keys[i], &single[i]) == JUMPSHARD_OK, "key %zu", i);
+        CHECK(single[i] >= 0 && single[i] < 5 && single[i] != 1, "key %zu on %d", i, single[i]);
+    }
+    for (size_t len = 0; len <= LEN; len += (len < 70 ? 1 : 23)) {
+        for (size_t i = 0; i <= LEN; i++) out[i] = CANARY;
+        CHECK(jumpshard_weights_batch(w, keys, len, out) == JUMPSHARD_OK, "len %zu", len);
+        CHECK(memcmp(out, single, len * sizeof *out) == 0 && untouched(out + len, LEN + 1 - len),
+              "batch len %zu differs from single lookups", len);
+    }
+    for (size_t i = 0; i <= LEN; i++) out[i] = CANARY;
+    STATUS_IS(JUMPSHARD_ERROR_NULL_POINTER, jumpshard_weights_batch(NULL, keys, LEN, out));
+    STATUS_IS(JUMPSHARD_ERROR_NULL_POINTER, jumpshard_weights_batch(w, keys, LEN, NULL));
+    STATUS_IS(JUMPSHARD_ERROR_NULL_POINTER, jumpshard_weights_bucket(NULL, 1, out));
+    STATUS_IS(JUMPSHARD_ERROR_NULL_POINTER, jumpshard_weights_bucket(w, 1, NULL));
+    CHECK(jumpshard_weights_len(NULL) == -1, "len of NULL");
+    CHECK(untouched(out, LEN + 1), "written on error");
+    jumpshard_weights_free(w);
+    jumpshard_weights_free(NULL);
+
+    const double bad[][2] = {
+        {1.0, -1.0}, {NAN, 1.0}, {1.0, INFINITY}, {-INFINITY, 0.0}, {0.0, -0.0},
+    };
+    const jumpshard_status want[] = {JUMPSHARD_ERROR_INVALID_WEIGHT, JUMPSHARD_ERROR_INVALID_WEIGHT,
+                                     JUMPSHARD_ERROR_INVALID_WEIGHT, JUMPSHARD_ERROR_INVALID_WEIGHT,
+                                     JUMPSHARD_ERROR_ALL_WEIGHTS_ZERO};
+    jumpshard_weights *const SENTINEL = (jumpshard_weights *)(uintptr_t)64;
+    for (size_t i = 0; i < 5; i++) {
+        w = SENTINEL;
+        jumpshard_status s = jumpshard_weights_new(bad[i], 2, &w);
+        CHECK(s == want[i] && w == SENTINEL, "bad weights %zu: %d (%s)", i, (int)s,
+              jumpshard_status_message(s));
+    }
+    w = SENTINEL;
+    CHECK(jumpshard_weights_new(NULL, 0, &w) == JUMPSHARD_ERROR_INVALID_BUCKET_COUNT, "no weights");
+    CHECK(jumpshard_weights_new(NULL, 3, &w) == JUMPSHARD_ERROR_NULL_POINTER, "NULL weights");
+    CHECK(jumpshard_weights_new(even, 3, NULL) == JUMPSHARD_ERROR_NULL_POINTER, "NULL out");
+    CHECK(w == SENTINEL, "written on error");
+}
+
 int main(int argc, char **argv) {
     if (argc > 1) golden_path = argv[1];
+    if (argc > 2) memento_golden_path = argv[2];
     load_golden();
     printf("jumpshard %s, kernel %s, %zu golden vectors, %zu for byte keys\n", jumpshard_version(),
            jumpshard_kernel_name(), n_goldens, n_byte_goldens);
@@ -911,6 +1388,11 @@ int main(int argc, char **argv) {
     run("plan", test_plan);
     run("bad_plan_arguments", test_bad_plan_arguments);
     run("seeded_golden", test_seeded_golden);
+    run("memento_golden", test_memento_golden);
+    run("memento", test_memento);
+    run("memento_refusals", test_memento_refusals);
+    run("replicas", test_replicas);
+    run("weights", test_weights);
     free_golden();
     printf("test_jumpshard: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
