@@ -57,7 +57,8 @@ enum jumpshard_status
     JUMPSHARD_OK = 0,
     /**
      * A pointer was NULL where the call needs memory: a buffer with
-     * `len > 0`, or a string.
+     * `len > 0`, a string, or a handle (`jumpshard_memento`,
+     * `jumpshard_weights`).
      */
     JUMPSHARD_ERROR_NULL_POINTER = 1,
     /**
@@ -83,7 +84,8 @@ enum jumpshard_status
     JUMPSHARD_ERROR_PANIC = 5,
     /**
      * A buffer pointer is not aligned for its element type (8 bytes for
-     * `uint64_t`, 4 for `int32_t`).
+     * `uint64_t`, 4 for `int32_t`), or a handle pointer is not aligned
+     * as no handle can be.
      */
     JUMPSHARD_ERROR_MISALIGNED_POINTER = 6,
     /**
@@ -757,7 +759,8 @@ jumpshard_status jumpshard_replicas(uint64_t key, int32_t num_buckets, int32_t *
  * (also when `k * len` overflows); then
  * `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS`. On any error `out` is not
  * written (after `JUMPSHARD_ERROR_PANIC` its contents are unspecified).
- * With `k * len == 0` nothing is written and the buffers may be NULL.
+ * With `k * len == 0` nothing is written and `out` may be NULL (`keys`
+ * too when `len` is 0).
  *
  * # Safety
  * Unless `len` is 0, `keys` must point to `len` readable `uint64_t`;

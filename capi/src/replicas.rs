@@ -70,7 +70,8 @@ pub unsafe extern "C" fn jumpshard_replicas(
 /// (also when `k * len` overflows); then
 /// `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS`. On any error `out` is not
 /// written (after `JUMPSHARD_ERROR_PANIC` its contents are unspecified).
-/// With `k * len == 0` nothing is written and the buffers may be NULL.
+/// With `k * len == 0` nothing is written and `out` may be NULL (`keys`
+/// too when `len` is 0).
 ///
 /// # Safety
 /// Unless `len` is 0, `keys` must point to `len` readable `uint64_t`;

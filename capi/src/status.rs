@@ -15,7 +15,8 @@ pub enum jumpshard_status {
     /// Success: the outputs are written.
     JUMPSHARD_OK = 0,
     /// A pointer was NULL where the call needs memory: a buffer with
-    /// `len > 0`, or a string.
+    /// `len > 0`, a string, or a handle (`jumpshard_memento`,
+    /// `jumpshard_weights`).
     JUMPSHARD_ERROR_NULL_POINTER = 1,
     /// `num_buckets` is outside 1..INT32_MAX; Figure 1 has no bucket for it.
     /// Also a number of weights outside that range, and a restore that
@@ -31,7 +32,8 @@ pub enum jumpshard_status {
     /// unspecified after this status.
     JUMPSHARD_ERROR_PANIC = 5,
     /// A buffer pointer is not aligned for its element type (8 bytes for
-    /// `uint64_t`, 4 for `int32_t`).
+    /// `uint64_t`, 4 for `int32_t`), or a handle pointer is not aligned
+    /// as no handle can be.
     JUMPSHARD_ERROR_MISALIGNED_POINTER = 6,
     /// `len` elements cannot fit in the address space from that pointer
     /// (more than PTRDIFF_MAX bytes, or past the end of memory).
