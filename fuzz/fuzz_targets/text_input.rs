@@ -46,10 +46,18 @@ fn naive(input: &[u8], format: KeyFormat, limit: usize) -> Result<Vec<u64>, u64>
     if lines.last().is_some_and(|l| l.is_empty()) {
         lines.pop();
     }
+    // A `\r` is dropped only with the `\n` after it: a last line without
+    // `\n` keeps it.
+    let unterminated = !input.is_empty() && !input.ends_with(b"\n");
+    let count = lines.len();
     let mut keys = Vec::new();
     for (i, line) in lines.into_iter().enumerate() {
         let number = i as u64 + 1;
-        let text = line.strip_suffix(b"\r").unwrap_or(line);
+        let text = if unterminated && i + 1 == count {
+            line
+        } else {
+            line.strip_suffix(b"\r").unwrap_or(line)
+        };
         if text.len() > limit {
             return Err(number);
         }
@@ -92,7 +100,9 @@ fn blocks(
     let mut keys = Vec::new();
     let mut decoded = Vec::new();
     loop {
-        let (_, count) = reader.next_block(&mut block, max).map_err(|e| e.to_string())?;
+        let (_, count) = reader
+            .next_block(&mut block, max)
+            .map_err(|e| e.to_string())?;
         if count == 0 {
             return Ok(keys);
         }
