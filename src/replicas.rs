@@ -89,13 +89,13 @@ fn first_landings(key: u64, k: u32, n: u32, out: &mut Vec<u32>) {
 
 /// Working buffers of one key's slots, reused from key to key.
 #[derive(Default)]
-struct Slots {
+pub(crate) struct Slots {
     landings: Vec<Vec<u32>>,
 }
 
 impl Slots {
     /// The set of `key` into `out` (`out.len() = k <= n`), slot 0 given.
-    fn fill(&mut self, key: u64, n: u32, first: u32, out: &mut [u32]) {
+    pub(crate) fn fill(&mut self, key: u64, n: u32, first: u32, out: &mut [u32]) {
         let k = out.len() as u32;
         out[0] = first;
         if k == 1 {
@@ -133,7 +133,7 @@ pub fn set(key: u64, num_buckets: BucketCount, out: &mut [u32]) -> Result<(), Er
     Ok(())
 }
 
-fn check(k: usize, num_buckets: BucketCount) -> Result<(), Error> {
+pub(crate) fn check(k: usize, num_buckets: BucketCount) -> Result<(), Error> {
     if k > num_buckets.get() as usize {
         return Err(Error::TooManyReplicas {
             replicas: k,

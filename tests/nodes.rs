@@ -37,10 +37,7 @@ fn check(old: &NodeTable, new: &NodeTable, keys: &[u64], first: u64) {
         assert_eq!(change.nodes()[to as usize], new.node(k));
         before[from as usize] += 1;
         after[to as usize] += 1;
-        let (b, c) = (
-            jumpshard::bucket(k, old.bucket_count()),
-            jumpshard::bucket(k, new.bucket_count()),
-        );
+        let (b, c) = (old.bucket(k), new.bucket(k));
         bucket_changes += u64::from(b != c);
         if from != to {
             want.push((first + i as u64, from, to));
@@ -101,6 +98,53 @@ fn every_kind_of_change_matches_the_definition() {
         // An unrelated table.
         check(&old, &table(m, &mut rng), &keys, 1 << 40);
     }
+}
+
+/// Removals, restores and weight changes: the plan (both tables placed in
+/// full) against the definition, and what each change promises: a Memento
+/// removal moves exactly the node's keys, a restore exactly the keys that
+/// come back, a weight change only keys onto or off that node.
+#[test]
+fn removals_restores_and_weights_match_the_definition() {
+    use jumpshard::nodes::{restore, NodeRemoval, Removal};
+    let mut rng = SplitMix64::new(29);
+    let keys: Vec<u64> = (0..30_000).map(|_| rng.next_u64()).collect();
+    let mut table = NodeTable::new((0..40).map(|i| format!("n{i}"))).unwrap();
+    for step in 0..30 {
+        let live: Vec<String> = (0..table.nodes().len())
+            .filter(|&i| table.is_live(i))
+            .map(|i| table.nodes()[i].clone())
+            .collect();
+        let next = if step % 4 == 3 {
+            restore(&table, Some(&format!("r{step}"))).unwrap().0
+        } else {
+            let node = &live[rng.next_u64() as usize % live.len()];
+            let next = NodeRemoval::new(&table, node)
+                .unwrap()
+                .table(&Removal::Memento)
+                .unwrap();
+            for &k in &keys {
+                let (a, b) = (table.node(k), next.node(k));
+                assert!(a == b || a == node.as_str(), "{k}: {a} -> {b} removing {node}");
+            }
+            next
+        };
+        check(&table, &next, &keys, 7);
+        let round_trip = NodeTable::parse(&next.to_text()).unwrap();
+        assert_eq!(round_trip, next);
+        table = next;
+    }
+    assert!(!table.removals().is_empty());
+    let even = NodeTable::parse("a weight=2\nb weight=2\nc weight=2\nd weight=2\n").unwrap();
+    let lighter = NodeTable::parse("a weight=2\nb weight=0.5\nc weight=2\nd weight=2\n").unwrap();
+    for &k in &keys {
+        let (a, b) = (even.node(k), lighter.node(k));
+        assert!(a == b || a == "b", "{k}: {a} -> {b}");
+        assert_eq!(even.bucket(k), jumpshard::bucket(k, even.bucket_count()));
+    }
+    check(&even, &lighter, &keys, 0);
+    check(&lighter, &even, &keys[..1000], 3);
+    check(&table, &lighter, &keys[..5000], 0);
 }
 
 #[test]
@@ -164,10 +208,12 @@ fn bad_tables_name_their_line() {
         ),
         (
             "a\nb c\n",
-            TableError::BadName {
+            TableError::BadAttribute {
                 line: 2,
-                name: "b c".into(),
-                why: "contains whitespace",
+                attribute: "c".into(),
+                why: "is not an attribute: a line is NAME, then removed=K or weight=W (names \
+                      hold no whitespace)"
+                    .into(),
             },
         ),
         (

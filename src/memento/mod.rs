@@ -76,6 +76,7 @@
 mod batch;
 mod lookup;
 mod removed;
+mod replicas;
 
 use crate::{BucketCount, Error};
 use removed::{Entry, Removed};
@@ -252,8 +253,17 @@ impl Memento {
     /// when working, else where the rehashes and replacers lead.
     /// `rehash(b)` is the key's rehash with seed `b`.
     #[inline]
-    fn resolve(&self, mut b: u32, rehash: impl Fn(u32) -> u64) -> u32 {
-        let mut entry = self.removed.get(b);
+    fn resolve(&self, b: u32, rehash: impl Fn(u32) -> u64) -> u32 {
+        self.resolve_as_of(b, rehash, 1)
+    }
+
+    /// [`Memento::resolve`] as the cluster stood when its working count
+    /// first fell to `floor`: only the removals that left at least `floor`
+    /// working buckets count (1 counts them all). Replicas replay the
+    /// removals in order with it.
+    #[inline]
+    fn resolve_as_of(&self, mut b: u32, rehash: impl Fn(u32) -> u64, floor: u32) -> u32 {
+        let mut entry = self.removed.get(b).filter(|e| e.working >= floor);
         while let Some(removed) = entry {
             let r = removed.working;
             b = (rehash(b) % u64::from(r)) as u32;
@@ -262,8 +272,15 @@ impl Memento {
                 b = earlier.replacer;
                 entry = self.removed.get(b);
             }
+            entry = entry.filter(|e| e.working >= floor);
         }
         b
+    }
+
+    /// The working count right after `bucket`'s removal, if it is removed:
+    /// removals are ordered by it, the newest having the smallest.
+    fn working_after_removal_of(&self, bucket: u32) -> Option<u32> {
+        self.removed.get(bucket).map(|e| e.working)
     }
 }
 

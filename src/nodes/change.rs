@@ -13,6 +13,12 @@
 //! change of table little more, and a change that keeps N (pointing a
 //! slot at another node) one evaluation per key.
 //!
+//! When either table has removed slots or weights, keys are not placed by
+//! Figure 1 alone and the shortcut does not hold: every key is then placed
+//! in both tables (on the kernels, in batches) and compared, so the plan
+//! of a Memento removal, a restore or a weight change lists exactly the
+//! keys whose node changes.
+//!
 //! ```
 //! use jumpshard::{NodePlan, NodeTable, TableChange};
 //!
@@ -52,7 +58,12 @@ pub struct TableChange {
     reassigned: Vec<u32>,
     /// Per slot below `min(N, M)`: whether it is in `reassigned`.
     is_reassigned: Vec<bool>,
+    /// Both tables, when either places keys other than by Figure 1 alone.
+    both: Option<Box<(NodeTable, NodeTable)>>,
 }
+
+/// Keys placed per round when both tables are evaluated in full.
+const ROUND: usize = 4096;
 
 impl TableChange {
     /// The change from `old` to `new`.
@@ -75,10 +86,15 @@ impl TableChange {
             .iter()
             .map(|&n| new_ids[n as usize])
             .collect();
+        // A node is in a table when it serves a slot that is not removed.
         let mut in_old = vec![false; nodes.len()];
         let mut in_new = vec![false; nodes.len()];
-        old_slots.iter().for_each(|&n| in_old[n as usize] = true);
-        new_slots.iter().for_each(|&n| in_new[n as usize] = true);
+        for (slot, &n) in old_slots.iter().enumerate() {
+            in_old[n as usize] |= !old.is_removed(slot);
+        }
+        for (slot, &n) in new_slots.iter().enumerate() {
+            in_new[n as usize] |= !new.is_removed(slot);
+        }
         let common = old_slots.len().min(new_slots.len());
         let is_reassigned: Vec<bool> = (0..common).map(|i| old_slots[i] != new_slots[i]).collect();
         let reassigned = (0..common as u32)
@@ -92,7 +108,15 @@ impl TableChange {
             in_new,
             reassigned,
             is_reassigned,
+            both: (!old.is_plain() || !new.is_plain())
+                .then(|| Box::new((old.clone(), new.clone()))),
         }
+    }
+
+    /// Whether either table has removed slots or weights, so that every key
+    /// is placed in both (see the module documentation).
+    pub fn evaluates_both(&self) -> bool {
+        self.both.is_some()
     }
 
     /// Every node of either table, the old table's first; moves and counts
@@ -112,15 +136,20 @@ impl TableChange {
     }
 
     /// Whether the new table only appends slots to the old one or drops
-    /// its last slots (no slot they share changes hands).
+    /// its last slots (no slot they share changes hands), both placing
+    /// keys by Figure 1 alone.
     pub fn is_append_or_truncate(&self) -> bool {
-        self.reassigned.is_empty()
+        self.reassigned.is_empty() && self.both.is_none()
     }
 
     /// One key's (old node, new node), as indices in
     /// [`TableChange::nodes`], evaluating both tables in full: the
     /// definition that [`TableChange::plan`] computes faster.
     pub fn nodes_of(&self, key: u64) -> (u32, u32) {
+        if let Some(both) = &self.both {
+            let (old, new) = (both.0.bucket(key), both.1.bucket(key));
+            return (self.old_slots[old as usize], self.new_slots[new as usize]);
+        }
         let n = self.old_slots.len() as u32;
         let m = self.new_slots.len() as u32;
         let old = crate::kernel::scalar::jump(key, n);
@@ -132,6 +161,9 @@ impl TableChange {
     /// replacing what `plan` held: its counts always, and its list of
     /// physical moves when `list_moves` (the counts alone cost less).
     pub fn plan(&self, keys: &[u64], first_position: u64, plan: &mut NodePlan, list_moves: bool) {
+        if let Some(both) = &self.both {
+            return self.plan_both(&both.0, &both.1, keys, first_position, plan, list_moves);
+        }
         let kernel = active_kernel();
         let (n, m) = (self.old_slots.len(), self.new_slots.len());
         // Keeping N counts as growing: there are no movers then.
@@ -148,6 +180,7 @@ impl TableChange {
             scratch,
             evaluated,
             pairs,
+            ..
         } = plan;
         decided.clear();
         decided.resize(decider, 0);
@@ -239,6 +272,61 @@ impl TableChange {
             counts.load_after[node as usize] += decided[slot] + arrived;
         }
     }
+
+    /// [`TableChange::plan`] placing every key in both tables.
+    fn plan_both(
+        &self,
+        old: &NodeTable,
+        new: &NodeTable,
+        keys: &[u64],
+        first_position: u64,
+        plan: &mut NodePlan,
+        list_moves: bool,
+    ) {
+        plan.reset(self, keys.len());
+        let NodePlan {
+            positions,
+            from,
+            to,
+            counts,
+            evaluated,
+            before,
+            ..
+        } = plan;
+        for (round, chunk) in keys.chunks(ROUND).enumerate() {
+            before.resize(chunk.len(), 0);
+            evaluated.resize(chunk.len(), 0);
+            old.batch(chunk, before)
+                .expect("buffers as long as the keys");
+            new.batch(chunk, evaluated)
+                .expect("buffers as long as the keys");
+            let base = first_position + (round * ROUND) as u64;
+            let width = counts.transfers.nodes;
+            for (i, (&b, &a)) in before.iter().zip(&*evaluated).enumerate() {
+                let pair = (self.old_slots[b as usize], self.new_slots[a as usize]);
+                counts.load_before[pair.0 as usize] += 1;
+                counts.load_after[pair.1 as usize] += 1;
+                counts.bucket_changes += u64::from(b != a);
+                if pair.0 == pair.1 {
+                    continue;
+                }
+                match counts
+                    .transfers
+                    .dense
+                    .get_mut(pair.0 as usize * width + pair.1 as usize)
+                {
+                    Some(count) => *count += 1,
+                    None => counts.transfers.add(pair, 1),
+                }
+                if list_moves {
+                    positions.push(base + i as u64);
+                    from.push(pair.0);
+                    to.push(pair.1);
+                }
+            }
+        }
+        counts.moved = counts.transfers.total();
+    }
 }
 
 /// One physical move: a key whose node changes.
@@ -269,6 +357,8 @@ pub struct NodePlan {
     /// One block's movers' second buckets and (old node, new node).
     evaluated: Vec<u32>,
     pairs: Vec<(u32, u32)>,
+    /// One round's old slots, when both tables are evaluated in full.
+    before: Vec<u32>,
 }
 
 impl NodePlan {

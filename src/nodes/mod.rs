@@ -21,6 +21,38 @@
 //! `\n` or `\r\n`; the last one may lack it. Empty lines are refused,
 //! since they would shift every later slot.
 //!
+//! After the name, separated by blanks, a line may carry attributes that
+//! change how keys are placed, so that every router loading the same file
+//! computes the same nodes:
+//!
+//! - `removed=K`: the slot is removed, Memento-style ([`crate::Memento`]),
+//!   as the K-th removal (1 for the first); the lines with `removed=` are
+//!   the cluster's removal log. Numbers run from 1 without gaps or
+//!   repeats, the first removal may not be the last slot (that is a
+//!   shrink: delete the line), and a slot must stay working. Only the
+//!   removed slots' keys have moved.
+//! - `weight=W`: the slot's real-valued weight (default 1), keys placed by
+//!   [`crate::weights::Weights`]' rejection sampling; all weights equal
+//!   place keys exactly as Figure 1.
+//!
+//! A table holds removals or weights, not both. Anything else after the
+//! name is refused with its line.
+//!
+//! ```
+//! use jumpshard::NodeTable;
+//!
+//! let table = NodeTable::parse("alpha\nbeta removed=1\ngamma\n")?;
+//! assert_eq!(table.removals(), [1]);
+//! assert!((0..1000u64).all(|key| table.node(key) != "beta"));
+//! let err = NodeTable::parse("alpha\nbeta removed=2\ngamma\n").unwrap_err();
+//! assert_eq!(
+//!     err.to_string(),
+//!     "no line has removed=1: removals are numbered 1, 2, ... in the order they happened, \
+//!      without gaps"
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! ```
 //! use jumpshard::{BucketCount, NodeTable};
 //!
@@ -42,9 +74,12 @@
 //! ```
 
 mod change;
+mod placement;
 mod removal;
+mod restore;
 mod table;
 
 pub use change::{ChangeCounts, NodeMove, NodePlan, TableChange};
 pub use removal::{NodeRemoval, Removal, RemovalError};
+pub use restore::{restore, RestoreError};
 pub use table::{NodeTable, TableError, MAX_SLOTS};

@@ -11,6 +11,13 @@
 //!   the removed node's slots too. Only the removed node's keys move (about
 //!   1/N), all to that survivor, which then carries about twice the mean
 //!   load.
+//! - [`Removal::Memento`]: its slots are removed Memento-style and the
+//!   table keeps them, marked `removed=K`, as its removal log. Exactly its
+//!   keys move (about 1/N), spread evenly over the survivors, so the
+//!   balance stays; every router must load the table with its log (see
+//!   [`crate::Memento`]). On a table that already keeps a log, this and
+//!   pointing are the only options: the swap and the hole would renumber
+//!   the slots the log names.
 //! - [`Removal::Hole`]: its lines are deleted. Most keys in later slots
 //!   move; only ever a comparison.
 //!
@@ -44,6 +51,9 @@ pub enum Removal {
     Point(String),
     /// Delete its lines (`hole`), for comparison only.
     Hole,
+    /// Remove its slots Memento-style, keeping them in the table's removal
+    /// log (`memento`).
+    Memento,
 }
 
 impl fmt::Display for Removal {
@@ -52,11 +62,13 @@ impl fmt::Display for Removal {
             Removal::Swap => f.write_str("swap"),
             Removal::Point(survivor) => write!(f, "point:{survivor}"),
             Removal::Hole => f.write_str("hole"),
+            Removal::Memento => f.write_str("memento"),
         }
     }
 }
 
-/// `swap`, `hole` or `point:NAME`; the error is the text that is none.
+/// `swap`, `hole`, `memento` or `point:NAME`; the error is the text that
+/// is none.
 impl FromStr for Removal {
     type Err = String;
 
@@ -64,6 +76,7 @@ impl FromStr for Removal {
         match text {
             "swap" => Ok(Removal::Swap),
             "hole" => Ok(Removal::Hole),
+            "memento" => Ok(Removal::Memento),
             _ => match text.strip_prefix("point:") {
                 Some(survivor) if !survivor.is_empty() => Ok(Removal::Point(survivor.into())),
                 _ => Err(text.into()),
@@ -91,6 +104,22 @@ pub enum RemovalError {
         /// The node asked for.
         survivor: String,
     },
+    /// Every slot of the node is removed already.
+    AlreadyRemoved {
+        /// The node asked for.
+        node: String,
+    },
+    /// The table has weights: a node leaves it by weighing 0.
+    Weighted {
+        /// The node asked for.
+        node: String,
+    },
+    /// A swap or hole on a table that keeps a removal log, whose slot
+    /// numbers they would change.
+    KeepsLog {
+        /// The removal asked for.
+        removal: Removal,
+    },
 }
 
 impl fmt::Display for RemovalError {
@@ -104,6 +133,18 @@ impl fmt::Display for RemovalError {
             RemovalError::NotASurvivor { survivor } => {
                 write!(f, "{survivor:?} is not a node that survives the removal")
             }
+            RemovalError::AlreadyRemoved { node } => {
+                write!(f, "every slot of {node:?} is removed already")
+            }
+            RemovalError::Weighted { node } => write!(
+                f,
+                "the table has weights: take {node:?} out by giving its slots weight=0"
+            ),
+            RemovalError::KeepsLog { removal } => write!(
+                f,
+                "{removal} would renumber the slots that the table's removal log names; \
+                 use memento or point:SURVIVOR"
+            ),
         }
     }
 }
@@ -122,11 +163,19 @@ impl<'a> NodeRemoval<'a> {
     /// The removal of `node` from `old`; an error if no slot names it or if
     /// it is the only node.
     pub fn new(old: &'a NodeTable, node: &str) -> Result<NodeRemoval<'a>, RemovalError> {
-        let slots = old.slots_of(node);
+        let mut slots = old.slots_of(node);
         if slots.is_empty() {
             return Err(RemovalError::UnknownNode { node: node.into() });
         }
-        if old.nodes().len() == 1 {
+        if old.weights().is_some() {
+            return Err(RemovalError::Weighted { node: node.into() });
+        }
+        slots.retain(|&s| !old.is_removed(s));
+        if slots.is_empty() {
+            return Err(RemovalError::AlreadyRemoved { node: node.into() });
+        }
+        let live = (0..old.nodes().len()).filter(|&i| old.is_live(i)).count();
+        if live == 1 {
             return Err(RemovalError::OnlyNode { node: node.into() });
         }
         Ok(NodeRemoval {
@@ -136,25 +185,33 @@ impl<'a> NodeRemoval<'a> {
         })
     }
 
-    /// The slots the node serves, in table order.
+    /// The slots the node serves, in table order (not those already
+    /// removed).
     pub fn slots(&self) -> &[usize] {
         &self.slots
     }
 
-    /// Every other node, in table order.
+    /// Every other node serving a working slot, in table order.
     pub fn survivors(&self) -> impl Iterator<Item = &str> {
         self.old
             .nodes()
             .iter()
-            .map(String::as_str)
-            .filter(move |&n| n != self.node)
+            .enumerate()
+            .filter(move |&(i, n)| *n != self.node && self.old.is_live(i))
+            .map(|(_, n)| n.as_str())
     }
 
     /// Every way of removing the node: the swap, a point at each survivor
-    /// in table order, and the hole.
+    /// in table order, Memento and the hole; on a table that keeps a
+    /// removal log, Memento and the points.
     pub fn removals(&self) -> Vec<Removal> {
+        let points = self.survivors().map(|s| Removal::Point(s.into()));
+        if !self.old.is_plain() {
+            return std::iter::once(Removal::Memento).chain(points).collect();
+        }
         let mut all = vec![Removal::Swap];
-        all.extend(self.survivors().map(|s| Removal::Point(s.into())));
+        all.extend(points);
+        all.push(Removal::Memento);
         all.push(Removal::Hole);
         all
     }
@@ -163,6 +220,11 @@ impl<'a> NodeRemoval<'a> {
     pub fn table(&self, removal: &Removal) -> Result<NodeTable, RemovalError> {
         let old = self.old;
         let slots = (0..old.len()).map(|i| old.slot(i));
+        if matches!(removal, Removal::Swap | Removal::Hole) && !old.is_plain() {
+            return Err(RemovalError::KeepsLog {
+                removal: removal.clone(),
+            });
+        }
         let table = match removal {
             Removal::Swap => {
                 let keep = old.len() - self.slots.len();
@@ -181,14 +243,36 @@ impl<'a> NodeRemoval<'a> {
                 NodeTable::new(names)
             }
             Removal::Point(survivor) => {
-                if survivor == &self.node || old.slots_of(survivor).is_empty() {
+                if !self.survivors().any(|s| s == survivor) {
                     return Err(RemovalError::NotASurvivor {
                         survivor: survivor.clone(),
                     });
                 }
-                NodeTable::new(slots.map(|n| if n == self.node { survivor } else { n }))
+                old.renamed(|slot, n| {
+                    if n == self.node && !old.is_removed(slot) {
+                        survivor
+                    } else {
+                        n
+                    }
+                })
             }
             Removal::Hole => NodeTable::new(slots.filter(|&n| n != self.node)),
+            Removal::Memento => {
+                let mut memento = old
+                    .memento()
+                    .cloned()
+                    .unwrap_or_else(|| crate::Memento::new(old.bucket_count()));
+                // From the last slot down, so that a node at the end of a
+                // table with nothing removed shrinks it rather than growing
+                // the log.
+                for &slot in self.slots.iter().rev() {
+                    memento
+                        .remove(slot as u32)
+                        .expect("a working slot of a node that is not the last");
+                }
+                let names: Vec<&str> = slots.take(memento.barray().get() as usize).collect();
+                NodeTable::with_memento(&names, memento)
+            }
         };
         // Slots of a valid table, less a node that is not its only one.
         Ok(table.expect("a valid table"))
@@ -214,6 +298,7 @@ mod tests {
                 Removal::Point("c".into()),
                 Removal::Point("d".into()),
                 Removal::Point("e".into()),
+                Removal::Memento,
                 Removal::Hole
             ]
         );
@@ -244,5 +329,63 @@ mod tests {
         }
         assert_eq!("point:".parse::<Removal>(), Err("point:".to_string()));
         assert_eq!("swap".parse::<Removal>(), Ok(Removal::Swap));
+        assert_eq!("memento".parse::<Removal>(), Ok(Removal::Memento));
+    }
+
+    #[test]
+    fn memento_removal_keeps_the_log_and_moves_only_the_node_keys() {
+        let table = NodeTable::parse("a\nb\nc\n+b\nd\n").unwrap();
+        let removal = NodeRemoval::new(&table, "b").unwrap();
+        let after = removal.table(&Removal::Memento).unwrap();
+        assert_eq!(after.to_text(), "a\nb removed=2\nc\n+b removed=1\nd\n");
+        for key in 0..20_000u64 {
+            let (old, new) = (table.node(key), after.node(key));
+            assert!(
+                old == "b" && new != "b" || old == new,
+                "key {key}: {old} -> {new}"
+            );
+        }
+        // With a log, the swap and the hole are gone; removing again
+        // extends the log; the same node twice is refused.
+        let again = NodeRemoval::new(&after, "d").unwrap();
+        assert_eq!(
+            again.removals(),
+            [
+                Removal::Memento,
+                Removal::Point("a".into()),
+                Removal::Point("c".into())
+            ]
+        );
+        assert!(matches!(
+            again.table(&Removal::Swap),
+            Err(RemovalError::KeepsLog { .. })
+        ));
+        let both = again.table(&Removal::Memento).unwrap();
+        assert_eq!(both.removals(), [3, 1, 4]);
+        assert_eq!(
+            NodeRemoval::new(&both, "b").unwrap_err(),
+            RemovalError::AlreadyRemoved { node: "b".into() }
+        );
+        let point = again.table(&Removal::Point("c".into())).unwrap();
+        assert_eq!(point.to_text(), "a\nb removed=2\nc\n+b removed=1\n+c\n");
+        // The last node of a table with nothing removed shrinks it.
+        let tail = NodeRemoval::new(&table, "d").unwrap();
+        assert_eq!(
+            tail.table(&Removal::Memento).unwrap().to_text(),
+            "a\nb\nc\n+b\n"
+        );
+        let weighted = NodeTable::parse("a weight=2\nb\n").unwrap();
+        assert!(matches!(
+            NodeRemoval::new(&weighted, "a"),
+            Err(RemovalError::Weighted { .. })
+        ));
+        let last = NodeTable::parse("a removed=1\nb\nc\n").unwrap();
+        let r = NodeRemoval::new(&last, "b").unwrap();
+        assert!(r.table(&Removal::Memento).is_ok());
+        let only = NodeTable::parse("a removed=1\nb\n").unwrap();
+        assert_eq!(
+            NodeRemoval::new(&only, "b").unwrap_err(),
+            RemovalError::OnlyNode { node: "b".into() }
+        );
     }
 }

@@ -1,0 +1,307 @@
+//! Replica sets over a cluster with removals: each removal replaces at
+//! most one member of a key's set, and restores undo exactly that.
+//!
+//! # The construction
+//!
+//! A key's set starts as its plain replica set over the b-array
+//! ([`crate::replicas::set`]), then replays the removals in their order,
+//! skipping those that hit none of its members. A removal of bucket `x`
+//! that hits member `x` (the cluster then has `r` working buckets):
+//!
+//! - if `x` is the first member, the first member becomes the key's
+//!   Memento bucket as the cluster stood at that removal (so at the end it
+//!   is exactly [`Memento::bucket`]); if that bucket is already another
+//!   member, that member's place is refilled as below instead;
+//! - otherwise `x`'s place takes the first *candidate* working at that
+//!   removal and not a member: candidate `a` (from 0) is the Memento
+//!   bucket, as the cluster stood at that removal, of the derived key
+//!   `XXH64(key's 8 little-endian bytes, seed 2^40 + a)`; after
+//!   [`REPLACEMENT_ATTEMPTS`] candidates, the first bucket after the last
+//!   one, cyclically, that was working then and is not a member.
+//!
+//! The members replaced are therefore only those removed, one new member
+//! per removal that hit the set; the candidates of a removal depend on the
+//! removals before it only, so removing one more bucket changes at most one
+//! member, and restoring it (the last removal) undoes that change. Members
+//! keep their place in the set, except that a first member that moves onto
+//! another member trades places with it.
+
+use super::lookup::rehash_u64;
+use super::Memento;
+use crate::kernel::scalar::jump;
+use crate::replicas::{check, Slots};
+use crate::{BucketCount, Error};
+
+/// Candidates tried for a replaced member before the cyclic scan; with
+/// k much below the working count, the first almost always serves.
+pub const REPLACEMENT_ATTEMPTS: u64 = 64;
+
+/// The seed of candidate 0's derived key (candidate `a` uses this plus `a`):
+/// far above the replica slots' and the weights' seeds.
+const CANDIDATE_SEED: u64 = 1 << 40;
+
+impl Memento {
+    /// The replica set of `key`: `k = out.len()` distinct working buckets,
+    /// `out[0]` being [`Memento::bucket`] (see the construction in
+    /// `jumpshard::memento`'s replica notes, in `docs/cluster-operations.md`).
+    /// With nothing removed it is [`crate::replicas::set`] over the
+    /// b-array. Fails with [`Error::TooManyReplicas`], leaving `out`
+    /// untouched, when `k` exceeds the working count.
+    ///
+    /// ```
+    /// use jumpshard::{BucketCount, Memento};
+    ///
+    /// let mut m = Memento::new(BucketCount::new(10)?);
+    /// let mut before = [0u32; 3];
+    /// m.replicas(42, &mut before)?;
+    /// m.remove(before[1])?; // a replica's bucket dies
+    /// let mut after = [0u32; 3];
+    /// m.replicas(42, &mut after)?;
+    /// assert_eq!((after[0], after[2]), (before[0], before[2]));
+    /// assert!(!before.contains(&after[1]));
+    /// # Ok::<(), jumpshard::Error>(())
+    /// ```
+    pub fn replicas(&self, key: u64, out: &mut [u32]) -> Result<(), Error> {
+        self.check_replicas(out.len())?;
+        if out.is_empty() {
+            return Ok(());
+        }
+        let n = self.barray.get();
+        Slots::default().fill(key, n, jump(key, n), out);
+        self.replay(key, out);
+        Ok(())
+    }
+
+    /// The replica sets of a batch of keys as `k` columns: `columns[j][i]`
+    /// is member `j` of the set of `keys[i]` ([`Memento::replicas`]).
+    /// Column 0 runs on the [`crate::active_kernel`]. Fails, leaving every
+    /// column untouched, with [`Error::TooManyReplicas`], or
+    /// [`Error::LengthMismatch`] when a column's length differs from the
+    /// keys'.
+    ///
+    /// ```
+    /// use jumpshard::{BucketCount, Memento};
+    ///
+    /// let mut m = Memento::new(BucketCount::new(100)?);
+    /// m.remove(7)?;
+    /// let keys: Vec<u64> = (0..300).collect();
+    /// let (mut a, mut b) = (vec![0; 300], vec![0; 300]);
+    /// m.replicas_batch(&keys, &mut [&mut a, &mut b])?;
+    /// let mut set = [0u32; 2];
+    /// m.replicas(keys[9], &mut set)?;
+    /// assert_eq!([a[9], b[9]], set);
+    /// # Ok::<(), jumpshard::Error>(())
+    /// ```
+    pub fn replicas_batch(&self, keys: &[u64], columns: &mut [&mut [u32]]) -> Result<(), Error> {
+        self.check_replicas(columns.len())?;
+        if let Some(bad) = columns.iter().find(|c| c.len() != keys.len()) {
+            return Err(Error::LengthMismatch {
+                keys: keys.len(),
+                out: bad.len(),
+            });
+        }
+        let Some((first, rest)) = columns.split_first_mut() else {
+            return Ok(());
+        };
+        let n = self.barray.get();
+        // Figure 1 over the b-array, on the kernels: the sets' start.
+        crate::active_kernel().run(keys, n, first);
+        let mut slots = Slots::default();
+        let mut set = vec![0u32; rest.len() + 1];
+        for (i, &key) in keys.iter().enumerate() {
+            slots.fill(key, n, first[i], &mut set);
+            self.replay(key, &mut set);
+            first[i] = set[0];
+            for (column, &b) in rest.iter_mut().zip(&set[1..]) {
+                column[i] = b;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_replicas(&self, k: usize) -> Result<(), Error> {
+        let working = BucketCount::new(self.working()).expect("a cluster keeps a working bucket");
+        check(k, working)
+    }
+
+    /// Replays the removals that hit `set`, oldest first.
+    fn replay(&self, key: u64, set: &mut [u32]) {
+        if self.removed.is_empty() {
+            return;
+        }
+        // The next removal to hit the set is its member removed first, the
+        // one with the largest working count after its removal: every
+        // member was working when it joined, so it was removed later.
+        while let Some((slot, working)) = set
+            .iter()
+            .enumerate()
+            .filter_map(|(j, &b)| Some((j, self.working_after_removal_of(b)?)))
+            .max_by_key(|&(_, working)| working)
+        {
+            if slot == 0 {
+                let primary = self.resolve_as_of(
+                    jump(key, self.barray.get()),
+                    |s| rehash_u64(key, s),
+                    working,
+                );
+                match set[1..].iter().position(|&b| b == primary) {
+                    None => {
+                        set[0] = primary;
+                        continue;
+                    }
+                    Some(j) => {
+                        set[0] = primary;
+                        set[j + 1] = self.replacement(key, set, j + 1, working);
+                    }
+                }
+            } else {
+                set[slot] = self.replacement(key, set, slot, working);
+            }
+        }
+    }
+
+    /// The bucket that refills `set[slot]` at the removal that left
+    /// `working` buckets: the first candidate working then that no other
+    /// member holds.
+    fn replacement(&self, key: u64, set: &[u32], slot: usize, working: u32) -> u32 {
+        let taken = |b: u32| set.iter().enumerate().any(|(j, &m)| j != slot && m == b);
+        let n = self.barray.get();
+        let mut candidate = 0;
+        for a in 0..REPLACEMENT_ATTEMPTS {
+            let derived = xxhash_rust::xxh64::xxh64(&key.to_le_bytes(), CANDIDATE_SEED + a);
+            candidate = self.resolve_as_of(jump(derived, n), |s| rehash_u64(derived, s), working);
+            if !taken(candidate) {
+                return candidate;
+            }
+        }
+        // Working then: not removed, or removed later (a smaller count).
+        let working_then = |b: u32| self.working_after_removal_of(b).is_none_or(|w| w < working);
+        (1..n)
+            .map(|step| (candidate + step) % n)
+            .find(|&b| working_then(b) && !taken(b))
+            .expect("k is at most the working count, so a bucket is free")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mix(i: u64) -> u64 {
+        xxhash_rust::xxh64::xxh64(&i.to_le_bytes(), 0xC0FFEE)
+    }
+
+    fn set_of(m: &Memento, key: u64, k: usize) -> Vec<u32> {
+        let mut out = vec![0; k];
+        m.replicas(key, &mut out).unwrap();
+        out
+    }
+
+    /// Over random removal sequences: members distinct and working, the
+    /// first the Memento bucket; each removal replaces at most one member
+    /// (exactly the removed one, when it was a member); each restore
+    /// undoes the last removal's change.
+    #[test]
+    #[cfg_attr(miri, ignore = "thousands of sets per step take hours under Miri")]
+    fn removals_replace_only_the_removed_member_and_restores_undo() {
+        for (n, k, steps) in [
+            (5u32, 3usize, 4usize),
+            (20, 3, 18),
+            (200, 5, 150),
+            (1000, 3, 600),
+        ] {
+            let mut m = Memento::new(BucketCount::new(n).unwrap());
+            let keys: Vec<u64> = (0..2000).map(mix).collect();
+            let mut sets: Vec<Vec<u32>> = keys.iter().map(|&key| set_of(&m, key, k)).collect();
+            let mut history = Vec::new();
+            let mut r = 0x1234_5678_u64;
+            for step in 0..steps {
+                r = mix(r);
+                // A restore now and then, else a removal of a random
+                // working bucket (never the tail while nothing is removed,
+                // which would be a shrink).
+                if step % 5 == 4 && !m.removals().is_empty() {
+                    m.restore().unwrap();
+                    let old: Vec<Vec<u32>> = history.pop().unwrap();
+                    for (i, &key) in keys.iter().enumerate() {
+                        assert_eq!(set_of(&m, key, k), old[i], "restore did not undo");
+                    }
+                    sets = old;
+                    continue;
+                }
+                let working: Vec<u32> = (0..n - 1).filter(|&b| !m.is_removed(b)).collect();
+                if working.len() <= k {
+                    break;
+                }
+                let x = working[(r % working.len() as u64) as usize];
+                m.remove(x).unwrap();
+                for (i, &key) in keys.iter().enumerate() {
+                    let new = set_of(&m, key, k);
+                    assert_eq!(new[0], m.bucket(key));
+                    let mut sorted = new.clone();
+                    sorted.sort_unstable();
+                    sorted.dedup();
+                    assert_eq!(sorted.len(), k, "duplicate member {new:?}");
+                    assert!(new.iter().all(|&b| !m.is_removed(b) && b < n));
+                    let old = &sets[i];
+                    let gone: Vec<u32> = old.iter().copied().filter(|b| !new.contains(b)).collect();
+                    if old.contains(&x) {
+                        assert_eq!(gone, [x], "n {n}: {old:?} -> {new:?} removing {x}");
+                    } else {
+                        assert_eq!(old, &new, "n {n}: a set without {x} changed");
+                    }
+                }
+                history.push(std::mem::replace(
+                    &mut sets,
+                    keys.iter().map(|&key| set_of(&m, key, k)).collect(),
+                ));
+            }
+        }
+    }
+
+    #[test]
+    fn nothing_removed_is_the_plain_set_and_batches_match() {
+        let keys: Vec<u64> = (0..300).map(mix).collect();
+        let mut m = Memento::new(BucketCount::new(64).unwrap());
+        for &key in &keys {
+            let mut plain = [0u32; 4];
+            crate::replicas::set(key, m.barray(), &mut plain).unwrap();
+            assert_eq!(set_of(&m, key, 4), plain);
+        }
+        for b in [3, 60, 17, 0, 40] {
+            m.remove(b).unwrap();
+        }
+        let mut columns = vec![vec![0u32; keys.len()]; 4];
+        let mut refs: Vec<&mut [u32]> = columns.iter_mut().map(|c| &mut c[..]).collect();
+        m.replicas_batch(&keys, &mut refs).unwrap();
+        for (i, &key) in keys.iter().enumerate() {
+            let got: Vec<u32> = columns.iter().map(|c| c[i]).collect();
+            assert_eq!(got, set_of(&m, key, 4));
+        }
+    }
+
+    #[test]
+    fn more_replicas_than_working_buckets_are_refused() {
+        let mut m = Memento::new(BucketCount::new(4).unwrap());
+        m.remove(1).unwrap();
+        m.remove(0).unwrap();
+        let mut out = [9u32; 3];
+        assert_eq!(
+            m.replicas(5, &mut out),
+            Err(Error::TooManyReplicas {
+                replicas: 3,
+                buckets: 2
+            })
+        );
+        assert_eq!(out, [9; 3]);
+        let mut two = [0u32; 2];
+        m.replicas(5, &mut two).unwrap();
+        assert_eq!(
+            {
+                two.sort_unstable();
+                two
+            },
+            [2, 3]
+        );
+    }
+}
