@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use commands::{assign, bench, bucket, kernels, remove, reshard, verify};
+use commands::{assign, bench, bucket, kernels, lookup, remove, reshard, restore, verify};
 use out::signals;
 
 /// Jump consistent hash, bit-exact with Lamping and Veach's Figure 1, for
@@ -63,6 +63,13 @@ enum Command {
     /// (swap with the last slot and shrink; point its slot at a survivor)
     /// and the naive hole, with moves and balance, and a recommendation.
     Remove(remove::Args),
+    /// Bring back a node table's newest removal (the slot's keys, and only
+    /// they, come back), or grow the table by one slot when nothing is
+    /// removed.
+    Restore(restore::Args),
+    /// Print the slot and node of keys given on the command line: decimal
+    /// u64, or hex bytes placed the Memento-compatible way.
+    Lookup(lookup::Args),
 }
 
 fn main() -> ExitCode {
@@ -79,6 +86,8 @@ fn main() -> ExitCode {
         Command::Reshard(args) => reshard::run(&args),
         Command::Assign(args) => assign::run(&args),
         Command::Remove(args) => remove::run(&args),
+        Command::Restore(args) => restore::run(&args),
+        Command::Lookup(args) => lookup::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

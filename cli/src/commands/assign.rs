@@ -1,17 +1,22 @@
-//! `jumpshard assign`: the bucket of every key among N, in input order,
-//! streamed like `reshard`.
+//! `jumpshard assign`: the bucket of every key among N, or its node in a
+//! node table (which may carry removals or weights), or its replica set,
+//! in input order, streamed like `reshard`.
 //!
-//! Output: `text`, one decimal bucket per line; or `binary`, one
-//! little-endian i32 per key (Figure 1's return type).
+//! Output: `text`, one decimal bucket (or node name) per line, a replica
+//! set's members joined by `,`; or `binary`, one little-endian i32 per key
+//! and member (Figure 1's return type; the slot, with a table).
 
 use std::path::PathBuf;
 use std::time::Instant;
+
+use jumpshard::{BucketCount, NodeTable};
 
 use serde::Serialize;
 
 use jumpshard_stream::pipeline;
 
 use crate::args::{count, InputArgs};
+use crate::node_tables;
 use crate::out::destination::Output;
 use crate::out::progress;
 use crate::out::stdout::{ReportTo, Stdout};
@@ -29,8 +34,18 @@ pub enum BucketFormat {
 #[derive(clap::Args)]
 pub struct Args {
     /// The number of buckets, N (1 to 2147483647).
-    #[arg(long, allow_negative_numbers = true)]
-    buckets: i64,
+    #[arg(long, allow_negative_numbers = true, required_unless_present = "nodes")]
+    buckets: Option<i64>,
+    /// A node table instead of --buckets: one node name per line, line i+1
+    /// serving bucket i, with its removals (`removed=K`) or weights
+    /// (`weight=W`); keys are then assigned node names.
+    #[arg(long, value_name = "TABLE", conflicts_with = "buckets")]
+    nodes: Option<PathBuf>,
+    /// Assign each key a replica set of K distinct buckets (or nodes), the
+    /// first being its own bucket; a removal replaces only the member it
+    /// hits.
+    #[arg(long, value_name = "K")]
+    replicas: Option<usize>,
     #[command(flatten)]
     input: InputArgs,
     /// Write the buckets here (atomically: complete or not at all, and
@@ -55,22 +70,90 @@ pub struct Args {
 struct Summary {
     keys: u64,
     buckets: u32,
+    replicas: usize,
     seconds: f64,
     keys_per_second: f64,
     threads: usize,
     output: String,
 }
 
-/// One chunk's buckets, and their bytes in the output.
+/// One chunk's buckets (one column per replica), and their bytes in the
+/// output.
 #[derive(Default)]
 struct Part {
-    buckets: Vec<u32>,
+    columns: Vec<Vec<u32>>,
     bytes: Vec<u8>,
+}
+
+/// Where keys go: buckets among N, or the slots of a table.
+enum Target {
+    Buckets(BucketCount),
+    Table(NodeTable),
+}
+
+impl Target {
+    fn read(args: &Args) -> Result<Target, String> {
+        let target = match (&args.nodes, args.buckets) {
+            (Some(path), _) => Target::Table(node_tables::read("--nodes", path)?),
+            (None, Some(n)) => Target::Buckets(count("--buckets", n)?),
+            (None, None) => unreachable!("clap requires --buckets or --nodes"),
+        };
+        let Some(k) = args.replicas else {
+            return Ok(target);
+        };
+        let working = match &target {
+            Target::Buckets(n) => n.get() as usize,
+            Target::Table(t) => {
+                if t.weights().is_some() {
+                    return Err(
+                        "--replicas: the table has weights; replica sets are drawn from \
+                                unweighted slots"
+                            .into(),
+                    );
+                }
+                if let Some(node) =
+                    (0..t.nodes().len()).find(|&i| t.slots_of(&t.nodes()[i]).len() > 1)
+                {
+                    return Err(format!(
+                        "--replicas: {} serves several slots, so a set could hold it twice; \
+                         replica sets need one slot per node",
+                        t.nodes()[node]
+                    ));
+                }
+                t.len() - t.removals().len()
+            }
+        };
+        if k == 0 || k > working {
+            return Err(format!(
+                "--replicas {k}: a set holds 1 to {working} distinct working buckets here"
+            ));
+        }
+        Ok(target)
+    }
+
+    /// The buckets of `keys` into `columns` (one per replica).
+    fn assign(&self, keys: &[u64], columns: &mut [Vec<u32>]) {
+        for column in columns.iter_mut() {
+            column.resize(keys.len(), 0);
+        }
+        let mut refs: Vec<&mut [u32]> = columns.iter_mut().map(|c| &mut c[..]).collect();
+        let done = match (self, refs.len()) {
+            (Target::Buckets(n), 1) => jumpshard::batch(keys, *n, refs[0]),
+            (Target::Table(t), 1) => t.batch(keys, refs[0]),
+            (Target::Buckets(n), _) => jumpshard::replicas::batch(keys, *n, &mut refs),
+            (Target::Table(t), _) => match t.memento() {
+                Some(m) => m.replicas_batch(keys, &mut refs),
+                None => jumpshard::replicas::batch(keys, t.bucket_count(), &mut refs),
+            },
+        };
+        done.expect("columns as long as the keys, and k checked");
+    }
 }
 
 /// Runs `assign` as `args` ask.
 pub fn run(args: &Args) -> Result<(), String> {
-    let n = count("--buckets", args.buckets)?;
+    let target = Target::read(args)?;
+    let k = args.replicas.unwrap_or(1);
     let input = args.input.options().open()?;
     let mut sink = match &args.output {
         Some(path) => Output::create(path, args.input.file_id())?,
@@ -89,20 +172,27 @@ pub fn run(args: &Args) -> Result<(), String> {
         workers.threads,
         &|n| bar.inc(n),
         |chunk, part: &mut Part| {
-            part.buckets.resize(chunk.keys.len(), 0);
-            jumpshard::batch(&chunk.keys, n, &mut part.buckets).expect("one bucket per key");
+            part.columns.resize_with(k, Vec::new);
+            target.assign(&chunk.keys, &mut part.columns);
             let bytes = &mut part.bytes;
             bytes.clear();
-            match format {
-                BucketFormat::Binary => {
-                    // Buckets are below 2^31, so as i32 they keep their bits.
-                    bytes.extend(part.buckets.iter().flat_map(|b| b.to_le_bytes()));
-                }
-                BucketFormat::Text => {
-                    let mut itoa = itoa::Buffer::new();
-                    for &b in &part.buckets {
-                        bytes.extend_from_slice(itoa.format(b).as_bytes());
-                        bytes.push(b'\n');
+            let mut itoa = itoa::Buffer::new();
+            for i in 0..chunk.keys.len() {
+                for (j, column) in part.columns.iter().enumerate() {
+                    let b = column[i];
+                    match (format, &target) {
+                        // Buckets are below 2^31, so as i32 they keep their
+                        // bits.
+                        (BucketFormat::Binary, _) => bytes.extend(b.to_le_bytes()),
+                        (BucketFormat::Text, Target::Buckets(_)) => {
+                            bytes.extend_from_slice(itoa.format(b).as_bytes())
+                        }
+                        (BucketFormat::Text, Target::Table(t)) => {
+                            bytes.extend_from_slice(t.slot(b as usize).as_bytes())
+                        }
+                    }
+                    if format == BucketFormat::Text {
+                        bytes.push(if j + 1 == k { b'\n' } else { b',' });
                     }
                 }
             }
@@ -117,7 +207,11 @@ pub fn run(args: &Args) -> Result<(), String> {
     let seconds = start.elapsed().as_secs_f64();
     let summary = Summary {
         keys,
-        buckets: n.get(),
+        buckets: match &target {
+            Target::Buckets(n) => n.get(),
+            Target::Table(t) => t.len() as u32,
+        },
+        replicas: k,
         seconds,
         keys_per_second: keys as f64 / seconds,
         threads: workers.threads,

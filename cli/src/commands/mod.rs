@@ -4,6 +4,8 @@ pub mod assign;
 pub mod bench;
 pub mod bucket;
 pub mod kernels;
+pub mod lookup;
 pub mod remove;
 pub mod reshard;
+pub mod restore;
 pub mod verify;

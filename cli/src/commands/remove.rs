@@ -1,18 +1,20 @@
 //! `jumpshard remove --from-nodes OLD --node NAME`: the ways of taking one
 //! node out of service (`jumpshard::nodes::Removal`: swap, point at a
-//! survivor, and the hole for comparison), and what each costs over the
-//! given keys.
+//! survivor, Memento, and the hole for comparison), and what each costs
+//! over the given keys.
 //!
 //! The recommendation is the option with the fewest physical moves among
 //! those whose `max_over_mean` load after stays within `--max-imbalance`
-//! (the hole is never recommended); `--write-table` writes the table of
-//! `--choose`, or of the recommendation.
+//! (the hole is never recommended, and Memento only where the routers keep
+//! the removal log: the table has one already, or `--memento` says so);
+//! `--write-table` writes the table of `--choose`, or of the
+//! recommendation.
 //!
-//! The swap and the hole are evaluated over the keys; pointing at a
-//! survivor keeps every bucket number, so its counts follow exactly from
-//! the loads before.
+//! The swap, Memento and the hole are evaluated over the keys; pointing at
+//! a survivor keeps every slot's placement, so its counts follow exactly
+//! from the loads before.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -49,8 +51,13 @@ pub struct Args {
     /// Write the new table of the chosen option here (atomically).
     #[arg(long, value_name = "FILE")]
     write_table: Option<PathBuf>,
+    /// The routers load the table's removal log (`removed=K` lines), so
+    /// the memento option may be recommended; implied when the table
+    /// already has removals.
+    #[arg(long)]
+    memento: bool,
     /// The option whose table --write-table writes (default: the
-    /// recommended one): swap, point:SURVIVOR or hole.
+    /// recommended one): swap, point:SURVIVOR, memento or hole.
     #[arg(long, value_name = "OPTION", requires = "write_table")]
     choose: Option<String>,
     /// Draw the chosen (or recommended) option's loads and transfers to
@@ -65,16 +72,25 @@ pub struct Args {
     json: bool,
 }
 
-/// One way of removing the node.
+/// One way of removing the node, and what it costs. The full summary
+/// (loads, transfers) is kept for the options evaluated over the keys, a
+/// handful; a table of N nodes has N - 1 points, summarised in O(1) each,
+/// so that the report stays linear in N.
 #[derive(Serialize)]
 struct Candidate {
     name: String,
     description: String,
     slots: usize,
-    #[serde(flatten)]
-    summary: ChangeSummary,
+    moved: u64,
+    moved_fraction: f64,
+    bucket_changes: u64,
+    max_over_mean_after: f64,
+    /// Whether it may be recommended.
+    recommendable: bool,
     #[serde(skip)]
-    table: NodeTable,
+    removal: Removal,
+    #[serde(skip)]
+    summary: Option<ChangeSummary>,
 }
 
 #[derive(Serialize)]
@@ -88,6 +104,8 @@ struct Report<'a> {
     recommended: &'a str,
     reason: &'a str,
     chosen: &'a str,
+    /// The chosen option's loads and transfers.
+    chosen_summary: &'a ChangeSummary,
     written_table: Option<String>,
     plot: Option<String>,
     seconds: f64,
@@ -133,6 +151,62 @@ fn point_summary(base: &ChangeSummary, node: &str, survivor: &str) -> ChangeSumm
     }
 }
 
+/// What pointing the node at each survivor costs, in O(1) per survivor:
+/// the node's keys move, and the survivor's load grows by them.
+struct PointCosts {
+    moved: u64,
+    keys: u64,
+    /// Working nodes after the removal.
+    nodes_after: usize,
+    loads: HashMap<String, u64>,
+    /// The two largest loads among the survivors, with the first's name.
+    first: (u64, String),
+    second: u64,
+}
+
+impl PointCosts {
+    fn new(base: &ChangeSummary, node: &str) -> PointCosts {
+        let mut costs = PointCosts {
+            moved: 0,
+            keys: base.keys,
+            nodes_after: base.load_before.len().saturating_sub(1).max(1),
+            loads: HashMap::with_capacity(base.load_before.len()),
+            first: (0, String::new()),
+            second: 0,
+        };
+        for (name, load) in &base.load_before {
+            if name == node {
+                costs.moved = *load;
+                continue;
+            }
+            costs.loads.insert(name.clone(), *load);
+            if *load > costs.first.0 {
+                costs.second = costs.first.0;
+                costs.first = (*load, name.clone());
+            } else if *load > costs.second {
+                costs.second = *load;
+            }
+        }
+        costs
+    }
+
+    /// (keys moved, max/mean load after) of pointing at `survivor`.
+    fn cost(&self, survivor: &str) -> (u64, f64) {
+        let grown = self.loads.get(survivor).copied().unwrap_or(0) + self.moved;
+        let others = if self.first.1 == survivor {
+            self.second
+        } else {
+            self.first.0
+        };
+        let max = grown.max(others);
+        let balance = match self.keys {
+            0 => 1.0,
+            keys => max as f64 * self.nodes_after as f64 / keys as f64,
+        };
+        (self.moved, balance)
+    }
+}
+
 /// Runs `remove` as `args` ask.
 pub fn run(args: &Args) -> Result<(), String> {
     // The report always goes to standard output: opened first, so that a
@@ -142,10 +216,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     let node = args.node.as_str();
     let file = args.from_nodes.display();
     let removal = NodeRemoval::new(&old, node).map_err(|e| match e {
-        RemovalError::OnlyNode { .. } => format!(
-            "--node {node}: it is the only node of {file}; there is nowhere to move its keys"
-        ),
-        _ => {
+        RemovalError::UnknownNode { .. } => {
             let listed: Vec<&str> = old.nodes().iter().take(20).map(String::as_str).collect();
             format!(
                 "--node {node}: no line of {file} names it (its nodes: {}{})",
@@ -153,6 +224,11 @@ pub fn run(args: &Args) -> Result<(), String> {
                 if old.nodes().len() > 20 { ", ..." } else { "" }
             )
         }
+        RemovalError::OnlyNode { .. } => format!(
+            "--node {node}: it is the only working node of {file}; there is nowhere to move its \
+             keys"
+        ),
+        other => format!("--node {node}: {file}: {other}"),
     })?;
     let slots = removal.slots().to_vec();
     if args.max_imbalance.is_nan() || args.max_imbalance < 1.0 {
@@ -162,36 +238,50 @@ pub fn run(args: &Args) -> Result<(), String> {
         ));
     }
     let survivors: Vec<&str> = removal.survivors().collect();
+    let removals = removal.removals();
     if let Some(choice) = &args.choose {
-        let known = match choice.parse::<Removal>() {
-            Ok(Removal::Point(survivor)) => survivors.contains(&survivor.as_str()),
-            Ok(_) => true,
-            Err(_) => false,
-        };
-        if !known {
+        if !choice
+            .parse::<Removal>()
+            .is_ok_and(|r| removals.contains(&r))
+        {
+            let names: Vec<String> = removals
+                .iter()
+                .filter(|r| !matches!(r, Removal::Point(_)))
+                .map(Removal::to_string)
+                .collect();
             return Err(format!(
-                "--choose {choice}: not an option; choose swap, hole or point:SURVIVOR with a \
-                 survivor of {file} (e.g. point:{})",
+                "--choose {choice}: not an option for {file}; choose {} or point:SURVIVOR with a \
+                 survivor of it (e.g. point:{})",
+                names.join(", "),
                 survivors[0]
             ));
         }
     }
+    let keeps_log = args.memento || !old.removals().is_empty();
     let table = |r: &Removal| removal.table(r).map_err(|e| e.to_string());
-    let swap = table(&Removal::Swap)?;
-    let hole = table(&Removal::Hole)?;
-    let changes = [TableChange::new(&old, &swap), TableChange::new(&old, &hole)];
+    // Every option but the points is evaluated over the keys.
+    let evaluated: Vec<(Removal, NodeTable)> = removals
+        .iter()
+        .filter(|r| !matches!(r, Removal::Point(_)))
+        .map(|r| Ok((r.clone(), table(r)?)))
+        .collect::<Result<_, String>>()?;
+    let changes: Vec<TableChange> = evaluated
+        .iter()
+        .map(|(_, t)| TableChange::new(&old, t))
+        .collect();
 
     let input = args.input.options().open()?;
     let bar = progress::bar(input.size, input.unit);
     let workers = args.input.workers(args.threads);
     let start = Instant::now();
-    let mut totals = changes.each_ref().map(ChangeCounts::new);
+    let mut totals: Vec<ChangeCounts> = changes.iter().map(ChangeCounts::new).collect();
     pipeline::run::<_, String>(
         input.source,
         workers.chunk_keys,
         workers.threads,
         &|n| bar.inc(n),
-        |chunk, plans: &mut [NodePlan; 2]| {
+        |chunk, plans: &mut Vec<NodePlan>| {
+            plans.resize_with(changes.len(), NodePlan::new);
             for (change, plan) in changes.iter().zip(plans.iter_mut()) {
                 change.plan(&chunk.keys, chunk.first, plan, false);
             }
@@ -205,37 +295,68 @@ pub fn run(args: &Args) -> Result<(), String> {
     )?;
     bar.finish_and_clear();
 
-    let swap_summary = ChangeSummary::new(&changes[0], &totals[0]);
-    let hole_summary = ChangeSummary::new(&changes[1], &totals[1]);
-    let keys = swap_summary.keys;
-    let mut options = vec![Candidate {
-        name: Removal::Swap.to_string(),
-        description: if slots == [old.len() - 1] {
-            "shrink by its slot, the last".into()
-        } else {
-            "swap its slot with the last, then shrink".into()
-        },
-        slots: swap.len(),
-        summary: swap_summary.clone(),
-        table: swap,
-    }];
-    for survivor in &survivors {
-        let point = Removal::Point((*survivor).to_owned());
-        options.push(Candidate {
-            name: point.to_string(),
-            description: format!("point its slot at {survivor}, keeping N"),
-            slots: old.len(),
-            summary: point_summary(&swap_summary, node, survivor),
-            table: table(&point)?,
-        });
+    let summaries: Vec<ChangeSummary> = changes
+        .iter()
+        .zip(&totals)
+        .map(|(change, counts)| ChangeSummary::new(change, counts))
+        .collect();
+    let base = summaries[0].clone();
+    let keys = base.keys;
+    let points = PointCosts::new(&base, node);
+    let mut evaluated = evaluated.into_iter().zip(summaries);
+    let mut options = Vec::new();
+    for r in &removals {
+        let candidate = match r {
+            Removal::Point(survivor) => {
+                let (moved, max_over_mean_after) = points.cost(survivor);
+                Candidate {
+                    name: r.to_string(),
+                    description: format!("point its slot at {survivor}, keeping N"),
+                    slots: old.len(),
+                    moved,
+                    moved_fraction: fraction(moved, keys),
+                    bucket_changes: 0,
+                    max_over_mean_after,
+                    recommendable: true,
+                    removal: r.clone(),
+                    summary: None,
+                }
+            }
+            _ => {
+                let ((_, t), summary) = evaluated.next().expect("one evaluation per option");
+                let (description, recommendable) = match r {
+                    Removal::Swap if slots == [old.len() - 1] => {
+                        ("shrink by its slot, the last".to_string(), true)
+                    }
+                    Removal::Swap => ("swap its slot with the last, then shrink".into(), true),
+                    Removal::Hole => ("delete its line (the hole; for comparison)".into(), false),
+                    _ if keeps_log => (
+                        "remove its slot, kept in the table's removal log (removed=K)".into(),
+                        true,
+                    ),
+                    _ => (
+                        "remove its slot, kept in the table's removal log (removed=K); \
+                         every router must load the log (--memento if they do)"
+                            .into(),
+                        false,
+                    ),
+                };
+                Candidate {
+                    name: r.to_string(),
+                    description,
+                    slots: t.len(),
+                    moved: summary.moved,
+                    moved_fraction: summary.moved_fraction,
+                    bucket_changes: summary.bucket_changes,
+                    max_over_mean_after: summary.max_over_mean_after,
+                    recommendable,
+                    removal: r.clone(),
+                    summary: Some(summary),
+                }
+            }
+        };
+        options.push(candidate);
     }
-    options.push(Candidate {
-        name: Removal::Hole.to_string(),
-        description: "delete its line (the hole; for comparison)".into(),
-        slots: hole.len(),
-        summary: hole_summary,
-        table: hole,
-    });
 
     let (recommended, reason) = recommend(&options, args.max_imbalance);
     let chosen = args.choose.as_deref().unwrap_or(&options[recommended].name);
@@ -243,12 +364,17 @@ pub fn run(args: &Args) -> Result<(), String> {
         .iter()
         .find(|o| o.name == chosen)
         .expect("the choice was checked");
+    let chosen_summary = match (&chosen_option.summary, &chosen_option.removal) {
+        (Some(summary), _) => summary.clone(),
+        (None, Removal::Point(survivor)) => point_summary(&base, node, survivor),
+        (None, _) => unreachable!("only points go unevaluated"),
+    };
     if let Some(path) = &args.plot {
         let title = format!("remove {node}, {}", chosen_option.name);
-        change_plot::write(path, &title, &chosen_option.summary)?;
+        change_plot::write(path, &title, &chosen_summary)?;
     }
     if let Some(path) = &args.write_table {
-        node_tables::write(path, &chosen_option.table)?;
+        node_tables::write(path, &table(&chosen_option.removal)?)?;
     }
     let report = Report {
         node,
@@ -260,6 +386,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         recommended: &options[recommended].name,
         reason: &reason,
         chosen,
+        chosen_summary: &chosen_summary,
         written_table: args.write_table.as_ref().map(|p| p.display().to_string()),
         plot: args.plot.as_ref().map(|p| p.display().to_string()),
         seconds: start.elapsed().as_secs_f64(),
@@ -278,41 +405,33 @@ pub fn run(args: &Args) -> Result<(), String> {
 /// options (the hole excepted) whose balance after stays within `bound`;
 /// when none does, the best balanced.
 fn recommend(options: &[Candidate], bound: f64) -> (usize, String) {
-    let honest = || options.iter().enumerate().filter(|(_, o)| o.name != "hole");
+    let honest = || options.iter().enumerate().filter(|(_, o)| o.recommendable);
     let within = honest()
-        .filter(|(_, o)| o.summary.max_over_mean_after <= bound)
-        .min_by_key(|(_, o)| o.summary.moved);
+        .filter(|(_, o)| o.max_over_mean_after <= bound)
+        .min_by_key(|(_, o)| o.moved);
     if let Some((i, best)) = within {
         let mut reason = format!(
             "{}: the fewest moves ({}) among the options whose max/mean load after stays \
              within {bound}",
-            best.name, best.summary.moved
+            best.name, best.moved
         );
         let fewer = honest()
-            .filter(|(_, o)| o.summary.moved < best.summary.moved)
-            .min_by(|a, b| {
-                a.1.summary
-                    .max_over_mean_after
-                    .total_cmp(&b.1.summary.max_over_mean_after)
-            });
+            .filter(|(_, o)| o.moved < best.moved)
+            .min_by(|a, b| a.1.max_over_mean_after.total_cmp(&b.1.max_over_mean_after));
         if let Some((_, o)) = fewer {
             reason += &format!(
                 "; {} moves fewer keys ({}) but leaves max/mean {:.3}",
-                o.name, o.summary.moved, o.summary.max_over_mean_after
+                o.name, o.moved, o.max_over_mean_after
             );
         }
         return (i, reason);
     }
     let (i, best) = honest()
-        .min_by(|a, b| {
-            a.1.summary
-                .max_over_mean_after
-                .total_cmp(&b.1.summary.max_over_mean_after)
-        })
-        .expect("there is always the swap");
+        .min_by(|a, b| a.1.max_over_mean_after.total_cmp(&b.1.max_over_mean_after))
+        .expect("there is always the swap or memento");
     let reason = format!(
         "{}: no option stays within max/mean {bound}, and this one is the best balanced ({:.3})",
-        best.name, best.summary.max_over_mean_after
+        best.name, best.max_over_mean_after
     );
     (i, reason)
 }
@@ -341,18 +460,16 @@ fn write_text(out: &mut Vec<u8>, r: &Report) -> std::io::Result<()> {
             "{mark} {:<width$}  {:>6}  {:>12}  {:>7.3}%  {:>8.4}  {}",
             o.name,
             o.slots,
-            o.summary.moved,
-            100.0 * o.summary.moved_fraction,
-            o.summary.max_over_mean_after,
+            o.moved,
+            100.0 * o.moved_fraction,
+            o.max_over_mean_after,
             o.description
         )?;
     }
     writeln!(out, "recommended {}", r.reason)?;
-    if let Some(chosen) = r.options.iter().find(|o| o.name == r.chosen) {
-        writeln!(out, "transfers of {} (from -> to: keys):", chosen.name)?;
-        for (from, to, n) in chosen.summary.transfer_list().iter().take(16) {
-            writeln!(out, "  {from} -> {to}: {n}")?;
-        }
+    writeln!(out, "transfers of {} (from -> to: keys):", r.chosen)?;
+    for (from, to, n) in r.chosen_summary.transfer_list().iter().take(16) {
+        writeln!(out, "  {from} -> {to}: {n}")?;
     }
     if let Some(path) = &r.written_table {
         writeln!(out, "table of {} written to {path}", r.chosen)?;

@@ -2,8 +2,10 @@
 //! node, and between which nodes, when the node table changes.
 //!
 //! A key lives on `OLD[jump(key, N)]` before and `NEW[jump(key, M)]`
-//! after (N and M being the tables' line counts); it moves when the two
-//! differ. The move list names nodes: `key,from_node,to_node` (or
+//! after (N and M being the tables' line counts), or where the tables'
+//! removals (`removed=K`) or weights (`weight=W`) place it; it moves when
+//! the two differ. So the move list of a Memento removal, a restore or a
+//! weight change is the plan of the two tables. The move list names nodes: `key,from_node,to_node` (or
 //! `position,...`).
 
 use std::io::Write;
@@ -52,6 +54,7 @@ pub fn run(args: &Args, old_path: &Path, new_path: &Path) -> Result<(), String> 
         from_slots: old.len(),
         to_slots: new.len(),
         append_or_truncate: change.is_append_or_truncate(),
+        removals_or_weights: change.evaluates_both(),
         change: summary,
         nodes: change.nodes(),
         seconds,
@@ -76,6 +79,8 @@ struct Report<'a> {
     to_slots: usize,
     /// Whether NEW only appends to or truncates OLD.
     append_or_truncate: bool,
+    /// Whether either table has removals or weights.
+    removals_or_weights: bool,
     #[serde(flatten)]
     change: ChangeSummary,
     /// Every node of either table; binary move lists name nodes by their
@@ -97,6 +102,8 @@ fn write_text(
 ) -> std::io::Result<()> {
     let kind = if r.append_or_truncate {
         "append or truncate"
+    } else if r.removals_or_weights {
+        "removals or weights: each key placed in both tables"
     } else {
         "slots change hands"
     };

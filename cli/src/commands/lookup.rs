@@ -1,0 +1,100 @@
+//! `jumpshard lookup --nodes TABLE KEY...`: the slot and node of a few
+//! keys given on the command line, for checking a router by hand.
+//!
+//! Keys are decimal u64, or with `--hex` byte strings in hex (`-` for the
+//! empty key) placed the Memento-compatible way: XXH64 of the bytes with
+//! seed 0 before Figure 1, XXH64 with the bucket as seed for the rehashes
+//! (what the Memento authors' engine computes).
+
+use std::path::PathBuf;
+
+use jumpshard::{Memento, NodeTable};
+
+use crate::node_tables;
+use crate::out::stdout::Stdout;
+
+/// The options of `jumpshard lookup`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The node table, with its removals (`removed=K`) or weights.
+    #[arg(long, value_name = "TABLE")]
+    nodes: PathBuf,
+    /// Print each key's replica set of K members.
+    #[arg(long, value_name = "K", conflicts_with = "hex")]
+    replicas: Option<usize>,
+    /// The keys are bytes in hex (`-` is the empty key), placed the
+    /// Memento-compatible way; the table may not have weights.
+    #[arg(long)]
+    hex: bool,
+    /// The keys: decimal u64 (or hex bytes with --hex).
+    #[arg(required = true, value_name = "KEY")]
+    keys: Vec<String>,
+}
+
+/// Runs `lookup`: one line per key, `KEY SLOT NODE` (slots and nodes of a
+/// replica set joined by `,`).
+pub fn run(args: &Args) -> Result<(), String> {
+    let table = node_tables::read("--nodes", &args.nodes)?;
+    let mut out = Stdout::open()?;
+    let k = args.replicas.unwrap_or(1);
+    let working = table.len() - table.removals().len();
+    if args.replicas.is_some() && (table.weights().is_some() || k == 0 || k > working) {
+        return Err(format!(
+            "--replicas {k}: a set holds 1 to {working} distinct working slots of a table \
+             without weights"
+        ));
+    }
+    let mut lines = Vec::new();
+    for key in &args.keys {
+        let slots = if args.hex {
+            vec![hex_bucket(&table, key)?]
+        } else {
+            let value: u64 = key
+                .parse()
+                .map_err(|_| format!("key {key:?}: not a decimal unsigned 64-bit integer"))?;
+            let mut set = vec![0u32; k];
+            match (k, table.memento()) {
+                (1, _) => set[0] = table.bucket(value),
+                (_, Some(m)) => m.replicas(value, &mut set).map_err(|e| e.to_string())?,
+                (_, None) => jumpshard::replicas::set(value, table.bucket_count(), &mut set)
+                    .map_err(|e| e.to_string())?,
+            }
+            set
+        };
+        let numbers: Vec<String> = slots.iter().map(u32::to_string).collect();
+        let names: Vec<&str> = slots.iter().map(|&s| table.slot(s as usize)).collect();
+        lines.push(format!("{key} {} {}\n", numbers.join(","), names.join(",")));
+    }
+    for line in lines {
+        out.write_all(line.as_bytes())?;
+    }
+    out.finish()
+}
+
+/// The slot of a hex byte key, Memento-compatible.
+fn hex_bucket(table: &NodeTable, key: &str) -> Result<u32, String> {
+    if table.weights().is_some() {
+        return Err("--hex: the table has weights; byte keys are placed Memento-style".into());
+    }
+    let bytes = if key == "-" {
+        Vec::new()
+    } else {
+        let digits = key.as_bytes();
+        if !digits.len().is_multiple_of(2) {
+            return Err(format!("key {key:?}: an odd number of hex digits"));
+        }
+        digits
+            .chunks(2)
+            .map(|pair| {
+                std::str::from_utf8(pair)
+                    .ok()
+                    .and_then(|p| u8::from_str_radix(p, 16).ok())
+                    .ok_or_else(|| format!("key {key:?}: not hex bytes (use - for the empty key)"))
+            })
+            .collect::<Result<_, _>>()?
+    };
+    Ok(match table.memento() {
+        Some(m) => m.bucket_bytes(&bytes),
+        None => Memento::new(table.bucket_count()).bucket_bytes(&bytes),
+    })
+}

@@ -1,0 +1,72 @@
+//! `jumpshard restore --from-nodes OLD --write-table NEW`: bring back the
+//! newest removal of a table's removal log (Memento's restore, last
+//! removed first), optionally under another node's name; with nothing
+//! removed, grow the table by one slot.
+//!
+//! Exactly the keys that left the slot come back to it; `reshard
+//! --from-nodes OLD --to-nodes NEW` lists them.
+
+use std::path::PathBuf;
+
+use jumpshard::nodes::{restore, RestoreError};
+
+use crate::node_tables;
+use crate::out::stdout::ReportTo;
+
+/// The options of `jumpshard restore`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The current node table, with its removal log (`removed=K` lines).
+    #[arg(long, visible_alias = "nodes", value_name = "OLD")]
+    from_nodes: PathBuf,
+    /// The node that serves the restored slot (default: the one that
+    /// served it before its removal; required when nothing is removed and
+    /// the table grows).
+    #[arg(long, value_name = "NAME")]
+    node: Option<String>,
+    /// Write the new table here (atomically).
+    #[arg(long, value_name = "FILE")]
+    write_table: PathBuf,
+    /// Print the result as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `restore` as `args` ask.
+pub fn run(args: &Args) -> Result<(), String> {
+    let report_to = ReportTo::open(false)?;
+    let old = node_tables::read("--from-nodes", &args.from_nodes)?;
+    let file = args.from_nodes.display();
+    let (new, slot) = restore(&old, args.node.as_deref()).map_err(|e| match e {
+        RestoreError::NameNeeded { slot } => format!(
+            "{file} has no removal to restore, so restoring adds slot {slot}: name its node with \
+             --node NAME"
+        ),
+        RestoreError::Table(e) => format!("--node: {e}"),
+        other => format!("{file}: {other}"),
+    })?;
+    node_tables::write(&args.write_table, &new)?;
+    let grew = new.len() > old.len();
+    let node = new.slot(slot);
+    let written = args.write_table.display();
+    let text = if args.json {
+        serde_json::json!({
+            "slot": slot,
+            "node": node,
+            "grew": grew,
+            "removals_left": new.removals().len(),
+            "written_table": written.to_string(),
+        })
+        .to_string()
+    } else if grew {
+        format!("added slot {slot} ({node}), as jump hash grows; table written to {written}")
+    } else {
+        format!(
+            "restored slot {slot} ({node}); {} removal(s) left; table written to {written}\n\
+             the keys that come back: jumpshard reshard --from-nodes {file} --to-nodes {written} \
+             ...",
+            new.removals().len()
+        )
+    };
+    report_to.emit(format!("{text}\n").as_bytes())
+}
