@@ -42,8 +42,9 @@
 
 use std::collections::BTreeMap;
 
+use super::placement::Placement;
 use crate::plan::counter::tally;
-use crate::{active_kernel, NodeTable, PlanScratch};
+use crate::{active_kernel, BucketCount, NodeTable, PlanScratch};
 
 /// A change from an old table to a new one, ready to plan batches of keys.
 #[derive(Clone, Debug)]
@@ -58,8 +59,9 @@ pub struct TableChange {
     reassigned: Vec<u32>,
     /// Per slot below `min(N, M)`: whether it is in `reassigned`.
     is_reassigned: Vec<bool>,
-    /// Both tables, when either places keys other than by Figure 1 alone.
-    both: Option<Box<(NodeTable, NodeTable)>>,
+    /// Both tables' placements, when either places keys other than by
+    /// Figure 1 alone.
+    both: Option<Box<(Placement, Placement)>>,
 }
 
 /// Keys placed per round when both tables are evaluated in full.
@@ -109,7 +111,7 @@ impl TableChange {
             reassigned,
             is_reassigned,
             both: (!old.is_plain() || !new.is_plain())
-                .then(|| Box::new((old.clone(), new.clone()))),
+                .then(|| Box::new((old.placement().clone(), new.placement().clone()))),
         }
     }
 
@@ -147,7 +149,10 @@ impl TableChange {
     /// definition that [`TableChange::plan`] computes faster.
     pub fn nodes_of(&self, key: u64) -> (u32, u32) {
         if let Some(both) = &self.both {
-            let (old, new) = (both.0.bucket(key), both.1.bucket(key));
+            let (old, new) = (
+                both.0.bucket(key, self.old_count()),
+                both.1.bucket(key, self.new_count()),
+            );
             return (self.old_slots[old as usize], self.new_slots[new as usize]);
         }
         let n = self.old_slots.len() as u32;
@@ -273,11 +278,19 @@ impl TableChange {
         }
     }
 
+    fn old_count(&self) -> BucketCount {
+        BucketCount::new(self.old_slots.len() as u32).expect("a table's length is a bucket count")
+    }
+
+    fn new_count(&self) -> BucketCount {
+        BucketCount::new(self.new_slots.len() as u32).expect("a table's length is a bucket count")
+    }
+
     /// [`TableChange::plan`] placing every key in both tables.
     fn plan_both(
         &self,
-        old: &NodeTable,
-        new: &NodeTable,
+        old: &Placement,
+        new: &Placement,
         keys: &[u64],
         first_position: u64,
         plan: &mut NodePlan,
@@ -296,9 +309,9 @@ impl TableChange {
         for (round, chunk) in keys.chunks(ROUND).enumerate() {
             before.resize(chunk.len(), 0);
             evaluated.resize(chunk.len(), 0);
-            old.batch(chunk, before)
+            old.batch(chunk, self.old_count(), before)
                 .expect("buffers as long as the keys");
-            new.batch(chunk, evaluated)
+            new.batch(chunk, self.new_count(), evaluated)
                 .expect("buffers as long as the keys");
             let base = first_position + (round * ROUND) as u64;
             let width = counts.transfers.nodes;

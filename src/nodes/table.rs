@@ -20,6 +20,10 @@ pub struct NodeTable {
     slots: Vec<u32>,
     /// Each name's index in `names`.
     index: HashMap<String, u32>,
+    /// The slots of node `i` are `by_node[starts[i]..starts[i + 1]]`,
+    /// increasing: a node's slots in time linear in their number.
+    starts: Vec<u32>,
+    by_node: Vec<u32>,
     placement: Placement,
 }
 
@@ -188,7 +192,9 @@ impl NodeTable {
             // The name runs to the first blank after it (so that leading
             // blanks stay in it, and are refused); attributes follow.
             let lead = line.len() - line.trim_start_matches([' ', '\t']).len();
-            let end = line[lead..].find([' ', '\t']).map_or(line.len(), |e| lead + e);
+            let end = line[lead..]
+                .find([' ', '\t'])
+                .map_or(line.len(), |e| lead + e);
             let (first, rest) = line.split_at(end);
             let fields = rest.split([' ', '\t']).filter(|f| !f.is_empty());
             let (name, marked) = match first.strip_prefix('+') {
@@ -288,9 +294,17 @@ impl NodeTable {
         let Some(node) = self.node_index(name) else {
             return Vec::new();
         };
-        (0..self.slots.len())
-            .filter(|&i| self.slots[i] as usize == node)
-            .collect()
+        self.node_slots(node).iter().map(|&s| s as usize).collect()
+    }
+
+    /// The slots of node `i` of [`NodeTable::nodes`], increasing.
+    fn node_slots(&self, node: usize) -> &[u32] {
+        &self.by_node[self.starts[node] as usize..self.starts[node + 1] as usize]
+    }
+
+    /// How keys are placed on the slots.
+    pub(super) fn placement(&self) -> &Placement {
+        &self.placement
     }
 
     /// Whether keys are placed by Figure 1 alone: no slot removed, no
@@ -328,10 +342,9 @@ impl NodeTable {
     /// Whether node `i` of [`NodeTable::nodes`] serves a slot that is not
     /// removed.
     pub fn is_live(&self, node: usize) -> bool {
-        self.slots
+        self.node_slots(node)
             .iter()
-            .enumerate()
-            .any(|(slot, &n)| n as usize == node && !self.is_removed(slot))
+            .any(|&slot| !self.is_removed(slot as usize))
     }
 
     /// The slot of `key`: Figure 1 over the slots, then Memento's
@@ -561,10 +574,26 @@ impl Builder {
         if self.slots.is_empty() {
             return Err(TableError::Empty);
         }
+        // A counting sort of the slots by node.
+        let mut starts = vec![0u32; self.names.len() + 1];
+        for &node in &self.slots {
+            starts[node as usize + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut next = starts.clone();
+        let mut by_node = vec![0u32; self.slots.len()];
+        for (slot, &node) in self.slots.iter().enumerate() {
+            by_node[next[node as usize] as usize] = slot as u32;
+            next[node as usize] += 1;
+        }
         Ok(NodeTable {
             index: self.index.into_iter().map(|(k, (i, _))| (k, i)).collect(),
             names: self.names,
             slots: self.slots,
+            starts,
+            by_node,
             placement,
         })
     }

@@ -72,6 +72,9 @@ pub struct Args {
     json: bool,
 }
 
+/// Points listed in the text report: the best balanced.
+const LISTED_POINTS: usize = 8;
+
 /// One way of removing the node, and what it costs. The full summary
 /// (loads, transfers) is kept for the options evaluated over the keys, a
 /// handful; a table of N nodes has N - 1 points, summarised in O(1) each,
@@ -453,7 +456,27 @@ fn write_text(out: &mut Vec<u8>, r: &Report) -> std::io::Result<()> {
         "  {:<width$}  {:>6}  {:>12}  {:>8}  {:>8}  what",
         "option", "slots", "moved", "moved%", "max/mean"
     )?;
-    for o in r.options {
+    // Every option but the points; of the points, the best balanced few
+    // and the recommended or chosen one: a table of N nodes has N - 1.
+    let mut points: Vec<&Candidate> = r
+        .options
+        .iter()
+        .filter(|o| matches!(o.removal, Removal::Point(_)))
+        .collect();
+    points.sort_by(|a, b| a.max_over_mean_after.total_cmp(&b.max_over_mean_after));
+    let shown: Vec<&str> = points
+        .iter()
+        .take(LISTED_POINTS)
+        .map(|o| o.name.as_str())
+        .collect();
+    let listed = |o: &&Candidate| {
+        !matches!(o.removal, Removal::Point(_))
+            || shown.contains(&o.name.as_str())
+            || o.name == r.recommended
+            || o.name == r.chosen
+    };
+    let hidden = r.options.len() - r.options.iter().filter(listed).count();
+    for o in r.options.iter().filter(listed) {
         let mark = if o.name == r.recommended { "*" } else { " " };
         writeln!(
             out,
@@ -464,6 +487,12 @@ fn write_text(out: &mut Vec<u8>, r: &Report) -> std::io::Result<()> {
             100.0 * o.moved_fraction,
             o.max_over_mean_after,
             o.description
+        )?;
+    }
+    if hidden > 0 {
+        writeln!(
+            out,
+            "  ({hidden} more point:SURVIVOR options, none better balanced; --json lists them all)"
         )?;
     }
     writeln!(out, "recommended {}", r.reason)?;
