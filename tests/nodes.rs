@@ -125,7 +125,10 @@ fn removals_restores_and_weights_match_the_definition() {
                 .unwrap();
             for &k in &keys {
                 let (a, b) = (table.node(k), next.node(k));
-                assert!(a == b || a == node.as_str(), "{k}: {a} -> {b} removing {node}");
+                assert!(
+                    a == b || a == node.as_str(),
+                    "{k}: {a} -> {b} removing {node}"
+                );
             }
             next
         };

@@ -88,13 +88,13 @@ struct Part {
 /// Where keys go: buckets among N, or the slots of a table.
 enum Target {
     Buckets(BucketCount),
-    Table(NodeTable),
+    Table(Box<NodeTable>),
 }
 
 impl Target {
     fn read(args: &Args) -> Result<Target, String> {
         let target = match (&args.nodes, args.buckets) {
-            (Some(path), _) => Target::Table(node_tables::read("--nodes", path)?),
+            (Some(path), _) => Target::Table(Box::new(node_tables::read("--nodes", path)?)),
             (None, Some(n)) => Target::Buckets(count("--buckets", n)?),
             (None, None) => unreachable!("clap requires --buckets or --nodes"),
         };
