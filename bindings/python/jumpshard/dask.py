@@ -6,19 +6,32 @@ needs nothing but the key, so there is no shuffle, and the counts of the
 partitions are summed at the end. Install with ``pip install
 'jumpshard[dask]'``.
 
+A cluster is a bucket count, or a placement that carries more state: a
+``jumpshard.Memento`` (buckets removed and restored) or ``jumpshard.Weights``.
+Placements pickle as that state, so every worker places keys exactly as the
+client does; between two placements each key is placed in both and moves
+when the buckets differ (a Memento removal moves exactly the removed
+bucket's keys).
+
 >>> import dask.dataframe as dd, numpy as np, pandas as pd
 >>> import jumpshard.dask
 >>> df = dd.from_pandas(pd.DataFrame({"key": np.arange(1000, dtype=np.uint64)}), npartitions=4)
 >>> m = jumpshard.dask.moves(df, 10, 12).compute()
 >>> list(m.columns), bool((m["to"] >= 10).all())
 (['key', 'from', 'to'], True)
+>>> before = jumpshard.Memento(10)
+>>> after = jumpshard.Memento(10)
+>>> after.remove(3)
+>>> gone = jumpshard.dask.moves(df, before, after).compute()
+>>> bool((gone["from"] == 3).all()), bool((gone["to"] != 3).all())
+(True, True)
 """
 
 from __future__ import annotations
 
 import posixpath
 import uuid
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import dask
 import dask.dataframe as dd
@@ -32,22 +45,59 @@ import jumpshard
 
 __all__ = ["moves", "reshard_parquet"]
 
+#: A cluster: a bucket count, or a placement with more state.
+Cluster = Union[int, "jumpshard.Memento", "jumpshard.Weights"]
+
+
+def _check(before: Cluster, after: Cluster) -> None:
+    """Refuses bad clusters on the client, before any task runs."""
+    for cluster in (before, after):
+        if not isinstance(cluster, (int, np.integer, jumpshard.Memento, jumpshard.Weights)):
+            raise TypeError(
+                "a cluster is a bucket count, a jumpshard.Memento or a jumpshard.Weights, "
+                f"not {type(cluster).__name__}"
+            )
+    if isinstance(before, (int, np.integer)) and isinstance(after, (int, np.integer)):
+        jumpshard.plan(np.empty(0, np.uint64), before, after)  # checks the counts now
+    else:
+        for cluster in (before, after):
+            _place(cluster, np.empty(0, np.uint64))
+
+
+def _place(cluster: Cluster, keys: Any) -> np.ndarray:
+    if isinstance(cluster, (int, np.integer)):
+        return jumpshard.batch(keys, cluster)
+    return cluster.batch(keys)
+
+
+def _plan(keys: Any, before: Cluster, after: Cluster) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(positions, from, to) of the keys whose bucket differs."""
+    if isinstance(before, (int, np.integer)) and isinstance(after, (int, np.integer)):
+        plan = jumpshard.plan(keys, before, after)
+        return plan.positions.astype(np.intp, copy=False), plan.from_, plan.to
+    old, new = _place(before, keys), _place(after, keys)
+    positions = np.flatnonzero(old != new)
+    return positions, old[positions], new[positions]
+
+
+def _describe(cluster: Cluster) -> Any:
+    return int(cluster) if isinstance(cluster, (int, np.integer)) else repr(cluster)
+
 
 def _moving_rows(
-    part: pd.DataFrame, from_buckets: int, to_buckets: int, column: str, others: Sequence[str]
+    part: pd.DataFrame, from_buckets: Cluster, to_buckets: Cluster, column: str, others: Sequence[str]
 ) -> pd.DataFrame:
     keys = part[column]
-    plan = jumpshard.plan(keys, from_buckets, to_buckets)
-    positions = plan.positions.astype(np.intp, copy=False)
-    rows = {"key": keys.to_numpy()[positions], "from": plan.from_, "to": plan.to}
+    positions, from_, to = _plan(keys, from_buckets, to_buckets)
+    rows = {"key": keys.to_numpy()[positions], "from": from_, "to": to}
     rows.update({name: part[name].to_numpy()[positions] for name in others})
     return pd.DataFrame(rows, index=part.index[positions])
 
 
 def moves(
     df: dd.DataFrame,
-    from_buckets: int,
-    to_buckets: int,
+    from_buckets: Cluster,
+    to_buckets: Cluster,
     column: str = "key",
     *,
     keep_columns: bool = False,
@@ -55,8 +105,10 @@ def moves(
     """The rows of ``df`` whose key (column ``column``, 64-bit integers) moves
     when ``from_buckets`` becomes ``to_buckets``, as a Dask DataFrame with
     columns ``key``, ``from`` and ``to``, followed by ``df``'s other columns
-    when ``keep_columns`` is true. Lazy, partition by partition, no shuffle."""
-    jumpshard.plan(np.empty(0, np.uint64), from_buckets, to_buckets)  # checks the counts now
+    when ``keep_columns`` is true. Lazy, partition by partition, no shuffle.
+    Either cluster may be a ``jumpshard.Memento`` or ``jumpshard.Weights``
+    (see the module's documentation)."""
+    _check(from_buckets, to_buckets)
     others = [c for c in df.columns if c != column] if keep_columns else []
     meta = _moving_rows(df._meta, from_buckets, to_buckets, column, others)
     return df.map_partitions(_moving_rows, from_buckets, to_buckets, column, others, meta=meta)
@@ -67,26 +119,25 @@ def _reshard_partition(
     index: int,
     fs: Any,
     root: str,
-    from_buckets: int,
-    to_buckets: int,
+    from_buckets: Cluster,
+    to_buckets: Cluster,
     column: str,
 ) -> Tuple[int, Dict[int, int]]:
     """Writes one partition's moving keys under ``root/to=B/`` and returns
     (its number of keys, its moves per destination)."""
     keys = part[column]
-    plan = jumpshard.plan(keys, from_buckets, to_buckets)
-    positions = plan.positions.astype(np.intp, copy=False)
+    positions, from_, to_ = _plan(keys, from_buckets, to_buckets)
     moving = keys.to_numpy()[positions]
     # A stable sort groups the moves by destination, each group in input order.
-    order = np.argsort(plan.to, kind="stable")
-    sorted_to = plan.to[order]
+    order = np.argsort(to_, kind="stable")
+    sorted_to = to_[order]
     starts = np.flatnonzero(np.diff(sorted_to, prepend=-1))
     bounds = np.append(starts, len(order))
     counts = {}
     for start, end in zip(bounds[:-1], bounds[1:]):
         take = order[start:end]
         to = int(sorted_to[start])
-        table = pa.table({"key": moving[take], "from": plan.from_[take]})
+        table = pa.table({"key": moving[take], "from": from_[take]})
         directory = posixpath.join(root, f"to={to}")
         fs.makedirs(directory, exist_ok=True)
         with fs.open(posixpath.join(directory, f"part-{index:05d}.parquet"), "wb") as f:
@@ -98,8 +149,8 @@ def _reshard_partition(
 def reshard_parquet(
     src: str,
     dst: str,
-    from_buckets: int,
-    to_buckets: int,
+    from_buckets: Cluster,
+    to_buckets: Cluster,
     column: str = "key",
     storage_options: Optional[Dict[str, Any]] = None,
 ) -> Dict[str, Any]:
@@ -113,8 +164,10 @@ def reshard_parquet(
 
     ``dst`` must not exist: the dataset is written into a temporary sibling
     directory and renamed to ``dst`` only when every partition is written,
-    so ``dst`` is complete or absent."""
-    jumpshard.plan(np.empty(0, np.uint64), from_buckets, to_buckets)  # checks the counts now
+    so ``dst`` is complete or absent. Either cluster may be a
+    ``jumpshard.Memento`` or ``jumpshard.Weights``; the summary then gives its
+    ``repr`` for ``from`` or ``to``."""
+    _check(from_buckets, to_buckets)
     storage_options = storage_options or {}
     fs, root = url_to_fs(dst, **storage_options)
     root = root.rstrip("/")
@@ -141,7 +194,7 @@ def reshard_parquet(
     return {
         "keys": sum(n for n, _ in results),
         "moved": sum(per_destination.values()),
-        "from": from_buckets,
-        "to": to_buckets,
+        "from": _describe(from_buckets),
+        "to": _describe(to_buckets),
         "per_destination": dict(sorted(per_destination.items())),
     }

@@ -35,6 +35,9 @@ fn column_of<'py>(
     column::from_vec(py, out, "i4")
 }
 
+/// What `__reduce__` returns: a callable and its arguments.
+type Reduced<'py, A> = (Bound<'py, PyAny>, A);
+
 /// A jump-hash cluster from which any bucket can be removed and restored
 /// (MementoHash): only the removed bucket's keys move.
 #[pyclass(module = "jumpshard")]
@@ -121,6 +124,25 @@ impl Memento {
         column_of(keys, |run, out| self.0.batch(run, out))
     }
 
+    /// The replica sets of every key under the removals: an int32 array of
+    /// shape `(len(keys), k)` whose row `i` holds `k` distinct working
+    /// buckets, the first `bucket(keys[i])`. Each removal replaces only the
+    /// member it hits, and a restore undoes it.
+    fn replicas<'py>(&self, keys: &Bound<'py, PyAny>, k: usize) -> PyResult<Bound<'py, PyAny>> {
+        rows_of(keys, k, |run, columns| self.0.replicas_batch(run, columns))
+    }
+
+    /// Pickles as its b-array size and removals, which rebuild it exactly,
+    /// so that Dask workers can place keys with it.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py, (u32, Vec<u32>)>> {
+        let from_removals = slf.get_type().getattr("from_removals")?;
+        let this = slf.borrow();
+        Ok((
+            from_removals,
+            (this.0.barray().get(), this.0.removals().to_vec()),
+        ))
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Memento(barray={}, working={}, removals={:?})",
@@ -133,7 +155,7 @@ impl Memento {
 
 /// Buckets with real-valued weights, by rejection sampling over Figure 1.
 #[pyclass(module = "jumpshard")]
-pub struct Weights(Inner);
+pub struct Weights(Inner, Vec<f64>);
 
 #[pymethods]
 impl Weights {
@@ -141,7 +163,24 @@ impl Weights {
     /// not all zero).
     #[new]
     fn new(weights: Vec<f64>) -> PyResult<Weights> {
-        Inner::new(&weights).map(Weights).map_err(args::value_error)
+        let inner = Inner::new(&weights).map_err(args::value_error)?;
+        Ok(Weights(inner, weights))
+    }
+
+    /// The weights, as given.
+    #[getter]
+    fn weights(&self) -> Vec<f64> {
+        self.1.clone()
+    }
+
+    /// Pickles as its weights, so that Dask workers can place keys with it.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py, (Vec<f64>,)>> {
+        let class = slf.get_type().into_any();
+        Ok((class, (slf.borrow().1.clone(),)))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Weights({:?})", self.1)
     }
 
     /// The bucket of one 64-bit key.
@@ -169,11 +208,23 @@ pub fn replicas<'py>(
     n: &Bound<'py, PyAny>,
     k: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let py = keys.py();
     let n: BucketCount = args::buckets(n, "n")?;
-    // Checked before the keys, so that no keys and k > n are refused alike.
+    rows_of(keys, k, |run, columns| {
+        jumpshard::replicas::batch(run, n, columns)
+    })
+}
+
+/// The `k` replica columns of every key of `keys` through `each_run`, as an
+/// int32 array of shape `(len(keys), k)`. `each_run` is first called with
+/// no keys, so that a bad `k` is refused before the keys are read.
+fn rows_of<'py>(
+    keys: &Bound<'py, PyAny>,
+    k: usize,
+    each_run: impl Fn(&[u64], &mut [&mut [u32]]) -> Result<(), jumpshard::Error> + Send + Sync,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = keys.py();
     let mut none: Vec<&mut [u32]> = (0..k).map(|_| &mut [][..]).collect();
-    jumpshard::replicas::batch(&[], n, &mut none).map_err(args::value_error)?;
+    each_run(&[], &mut none).map_err(args::value_error)?;
     let extracted = Keys::extract(keys)?;
     let runs = extracted.runs();
     let len = extracted.len();
@@ -184,7 +235,7 @@ pub fn replicas<'py>(
         for run in &runs {
             columns.iter_mut().for_each(|c| c.resize(run.len(), 0));
             let mut refs: Vec<&mut [u32]> = columns.iter_mut().map(|c| &mut c[..]).collect();
-            jumpshard::replicas::batch(run, n, &mut refs)?;
+            each_run(run, &mut refs)?;
             for (j, column) in columns.iter().enumerate() {
                 for (i, &b) in column.iter().enumerate() {
                     rows[(start + i) * k + j] = b;

@@ -109,6 +109,52 @@ def test_reshard_parquet(client, dataset, tmp_path, from_buckets, to_buckets):
     assert {int(k): (int(f), int(t)) for k, (f, t) in cli_moves.items()} == want
 
 
+def test_placements_on_the_workers(client, dataset, tmp_path):
+    """Memento removals and weights pickled to the worker processes: the
+    moves are those of the placements on the client, and the Memento
+    removal's equal the CLI's between the two node tables."""
+    root, keys = dataset
+    df = dd.read_parquet(str(root))
+    before = jumpshard.Memento(10)
+    before.remove(4)
+    after = jumpshard.Memento.from_removals(10, [4, 7])
+    got = jumpshard.dask.moves(df, before, after).compute()
+    old, new = before.batch(keys), after.batch(keys)
+    moving = np.flatnonzero(old != new)
+    np.testing.assert_array_equal(got["key"].to_numpy(), keys[moving])
+    assert (got["from"] == 7).all() and (got["to"] != 7).all()
+    np.testing.assert_array_equal(got["to"].to_numpy(), new[moving])
+    # Weights against a plain count: only bucket 2's keys leave.
+    lighter = jumpshard.Weights([1.0, 1.0, 0.25, 1.0, 1.0])
+    got = jumpshard.dask.moves(df, 5, lighter).compute()
+    assert len(got) > 0 and (got["from"] == 2).all()
+    # reshard_parquet with the removal, against the CLI's node tables.
+    dst = tmp_path / "removed"
+    summary = jumpshard.dask.reshard_parquet(str(root), str(dst), before, after)
+    assert summary["moved"] == len(moving) and summary["keys"] == len(keys)
+    names = [f"n{i}" for i in range(10)]
+    old_table, new_table = tmp_path / "old.txt", tmp_path / "new.txt"
+    old_table.write_text("".join(f"{n} removed=1\n" if i == 4 else f"{n}\n" for i, n in enumerate(names)))
+    new_table.write_text(
+        "".join(
+            f"{n} removed=1\n" if i == 4 else f"{n} removed=2\n" if i == 7 else f"{n}\n"
+            for i, n in enumerate(names)
+        )
+    )
+    source = tmp_path / "keys.u64"
+    keys.astype("<u8").tofile(source)
+    listed = tmp_path / "moves.csv"
+    command = [*cli_command(), "reshard", "--from-nodes", str(old_table), "--to-nodes", str(new_table)]
+    command += ["--output", str(listed), str(source)]
+    subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
+    cli = pd.read_csv(listed, dtype={"key": np.uint64})
+    written = pq.read_table(dst).to_pandas()
+    want = {int(k): (f"n{f}", f"n{t}") for k, f, t in zip(written["key"], written["from"], written["to"])}
+    assert {int(k): (f, t) for k, f, t in zip(cli["key"], cli["from_node"], cli["to_node"])} == want
+    with pytest.raises(TypeError, match="a cluster is"):
+        jumpshard.dask.moves(df, 10, "ten")
+
+
 def test_reshard_parquet_refuses_an_existing_destination(client, dataset, tmp_path):
     root, _ = dataset
     (tmp_path / "taken").mkdir()

@@ -87,3 +87,42 @@ def test_bad_input_is_refused():
             jumpshard.Weights(weights)
     with pytest.raises(ValueError):
         jumpshard.Memento(0)
+
+
+def test_replicas_under_removals_replace_only_the_member_hit():
+    keys = np.arange(3000, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    m = jumpshard.Memento(40)
+    plain = m.replicas(keys, 3)
+    np.testing.assert_array_equal(plain, jumpshard.replicas(keys, 40, 3))
+    history = [plain]
+    for bucket in [7, 0, 33, 12]:
+        m.remove(bucket)
+        sets = m.replicas(keys, 3)
+        np.testing.assert_array_equal(sets[:, 0], m.batch(keys))
+        for old, new in zip(history[-1].tolist(), sets.tolist()):
+            gone = set(old) - set(new)
+            assert gone == ({bucket} if bucket in old else set())
+            assert len(set(new)) == 3 and bucket not in new
+        history.append(sets)
+    for _ in range(4):
+        m.restore()
+        history.pop()
+        np.testing.assert_array_equal(m.replicas(keys, 3), history[-1])
+    with pytest.raises(ValueError, match="replicas"):
+        jumpshard.Memento.from_removals(4, [0, 1]).replicas(keys, 3)
+
+
+def test_placements_pickle_as_their_state():
+    import pickle
+
+    m = jumpshard.Memento(20)
+    for b in (3, 9, 0):
+        m.remove(b)
+    w = jumpshard.Weights([1.0, 0.5, 2.0, 0.0])
+    keys = np.arange(5000, dtype=np.uint64)
+    for placement in (m, w):
+        copy = pickle.loads(pickle.dumps(placement))
+        assert repr(copy) == repr(placement)
+        np.testing.assert_array_equal(copy.batch(keys), placement.batch(keys))
+    assert pickle.loads(pickle.dumps(m)).removals == [3, 9, 0]
+    assert w.weights == [1.0, 0.5, 2.0, 0.0]
