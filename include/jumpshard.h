@@ -646,6 +646,39 @@ jumpshard_status jumpshard_memento_batch_bytes(const struct jumpshard_memento *m
                                                size_t out_len);
 
 /**
+ * Writes the replica sets of `keys[0..len]` in the cluster as `k` columns
+ * of `len` elements, one after the other in `out` (`k * len` elements):
+ * member `j` of the set of `keys[i]` is `out[j * len + i]`, and column 0
+ * is `jumpshard_memento_batch`'s result. With nothing removed the sets
+ * are `jumpshard_replicas_batch`'s over the b-array; each removal replaces
+ * only the member it hits (the Rust API's `Memento::replicas`, bit for
+ * bit), and a restore undoes it.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `memento`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; `JUMPSHARD_ERROR_TOO_MANY_REPLICAS`
+ * (`k` above the working count); for `keys` (`len` elements), then `out`
+ * (`k * len` elements): `JUMPSHARD_ERROR_NULL_POINTER` (NULL with
+ * elements), `JUMPSHARD_ERROR_MISALIGNED_POINTER`,
+ * `JUMPSHARD_ERROR_INVALID_LENGTH` (also when `k * len` overflows); then
+ * `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS`. On any error `out` is not written
+ * (after `JUMPSHARD_ERROR_PANIC` its contents are unspecified). With
+ * `k * len == 0` nothing is written and `out` may be NULL (`keys` too when
+ * `len` is 0).
+ *
+ * # Safety
+ * `memento` must be NULL or a live handle that no thread mutates during
+ * the call; unless `len` is 0, `keys` must point to `len` readable
+ * `uint64_t`; unless `k * len` is 0, `out` must point to `k * len`
+ * writable `int32_t`; no other thread may write either during the call.
+ */
+jumpshard_status jumpshard_memento_replicas_batch(const struct jumpshard_memento *memento,
+                                                  const uint64_t *keys,
+                                                  size_t len,
+                                                  size_t k,
+                                                  int32_t *out);
+
+/**
  * A static, NUL-terminated English description of `status`, for any value
  * (codes this version does not know get a generic message). Never NULL;
  * the caller must not free it.

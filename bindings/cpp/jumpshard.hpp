@@ -358,6 +358,19 @@ public:
         return out;
     }
 
+    // The replica sets of `keys` as `k` columns one after the other
+    // (k * keys.size() elements): member j of the set of keys[i] is at
+    // j * keys.size() + i, column 0 being batch(keys). Each removal
+    // replaces only the member it hits. Throws for k above working().
+    std::vector<std::int32_t> replicas_batch(span<const std::uint64_t> keys,
+                                             std::size_t k) const {
+        if (k != 0 && keys.size() > SIZE_MAX / k) throw std::length_error("jumpshard: k * keys");
+        std::vector<std::int32_t> out(k * keys.size());
+        detail::check(jumpshard_memento_replicas_batch(handle_, keys.data(), keys.size(), k,
+                                                       out.data()));
+        return out;
+    }
+
     // The bucket of a byte string as the MementoHash authors' engine gives
     // it: XXH64 pre-hash (not bucket_bytes()'s XXH3).
     std::int32_t bucket_bytes(std::string_view key) const {

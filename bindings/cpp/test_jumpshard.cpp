@@ -239,6 +239,25 @@ int main() {
         CHECK(cluster.batch(keys) == before);
         CHECK(cluster.restore() == 1000 && cluster.barray() == 1001);
 
+        {
+            // Replica sets under removals: column 0 is the batch, members
+            // distinct and working; k above the working count throws.
+            std::vector<std::uint64_t> ks = {1, 2, 3, 99, 12345};
+            cluster.remove(7);
+            cluster.remove(400);
+            auto sets = cluster.replicas_batch(ks, 3);
+            auto first = cluster.batch(ks);
+            for (std::size_t i = 0; i < ks.size(); i++) {
+                CHECK(sets[i] == first[i]);
+                for (std::size_t j = 0; j < 3; j++) {
+                    CHECK(!cluster.is_removed(sets[j * ks.size() + i]));
+                    for (std::size_t l = 0; l < j; l++)
+                        CHECK(sets[j * ks.size() + i] != sets[l * ks.size() + i]);
+                }
+            }
+            CHECK(throws_status([&] { jumpshard::memento(2).replicas_batch(ks, 3); },
+                                JUMPSHARD_ERROR_TOO_MANY_REPLICAS));
+        }
         jumpshard::memento two(2);
         two.remove(0);
         CHECK(throws_status([&] { two.remove(1); }, JUMPSHARD_ERROR_LAST_WORKING_BUCKET));

@@ -1,0 +1,111 @@
+//! Replica sets in a Memento cluster: k distinct working buckets per key,
+//! the first its Memento bucket, as k columns.
+
+use super::jumpshard_memento;
+use crate::buffers::{out_u32, Buffer};
+use crate::guard::guard_status;
+use crate::handle;
+use crate::status::jumpshard_status::{
+    self, JUMPSHARD_ERROR_INVALID_LENGTH, JUMPSHARD_ERROR_OVERLAPPING_BUFFERS,
+    JUMPSHARD_ERROR_TOO_MANY_REPLICAS,
+};
+
+/// Writes the replica sets of `keys[0..len]` in the cluster as `k` columns
+/// of `len` elements, one after the other in `out` (`k * len` elements):
+/// member `j` of the set of `keys[i]` is `out[j * len + i]`, and column 0
+/// is `jumpshard_memento_batch`'s result. With nothing removed the sets
+/// are `jumpshard_replicas_batch`'s over the b-array; each removal replaces
+/// only the member it hits (the Rust API's `Memento::replicas`, bit for
+/// bit), and a restore undoes it.
+///
+/// Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+/// this order: for `memento`, `JUMPSHARD_ERROR_NULL_POINTER` and
+/// `JUMPSHARD_ERROR_MISALIGNED_POINTER`; `JUMPSHARD_ERROR_TOO_MANY_REPLICAS`
+/// (`k` above the working count); for `keys` (`len` elements), then `out`
+/// (`k * len` elements): `JUMPSHARD_ERROR_NULL_POINTER` (NULL with
+/// elements), `JUMPSHARD_ERROR_MISALIGNED_POINTER`,
+/// `JUMPSHARD_ERROR_INVALID_LENGTH` (also when `k * len` overflows); then
+/// `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS`. On any error `out` is not written
+/// (after `JUMPSHARD_ERROR_PANIC` its contents are unspecified). With
+/// `k * len == 0` nothing is written and `out` may be NULL (`keys` too when
+/// `len` is 0).
+///
+/// # Safety
+/// `memento` must be NULL or a live handle that no thread mutates during
+/// the call; unless `len` is 0, `keys` must point to `len` readable
+/// `uint64_t`; unless `k * len` is 0, `out` must point to `k * len`
+/// writable `int32_t`; no other thread may write either during the call.
+#[no_mangle]
+pub unsafe extern "C" fn jumpshard_memento_replicas_batch(
+    memento: *const jumpshard_memento,
+    keys: *const u64,
+    len: usize,
+    k: usize,
+    out: *mut i32,
+) -> jumpshard_status {
+    guard_status(|| {
+        // SAFETY: the caller promises a live handle nobody mutates.
+        let memento = unsafe { handle::borrow(memento) }?;
+        if k > memento.0.working() as usize {
+            return Err(JUMPSHARD_ERROR_TOO_MANY_REPLICAS);
+        }
+        let keys = Buffer::new(keys, len)?;
+        let total = k.checked_mul(len).ok_or(JUMPSHARD_ERROR_INVALID_LENGTH)?;
+        let out = Buffer::new(out_u32(out), total)?;
+        if keys.overlaps(&out) {
+            return Err(JUMPSHARD_ERROR_OVERLAPPING_BUFFERS);
+        }
+        if total == 0 {
+            return Ok(());
+        }
+        // SAFETY: the caller promises `len` readable keys, not written
+        // during the call.
+        let keys = unsafe { keys.slice() };
+        // SAFETY: the caller promises `k * len` writable outputs that no
+        // one else accesses; they do not overlap the keys.
+        let out = unsafe { out.slice_mut() };
+        // `len > 0` here, and `out` has exactly `k * len` elements.
+        let mut columns: Vec<&mut [u32]> = out.chunks_mut(len).collect();
+        memento
+            .0
+            .replicas_batch(keys, &mut columns)
+            .map_err(|e| jumpshard_status::of(&e))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memento::{jumpshard_memento_free, jumpshard_memento_new, jumpshard_memento_remove};
+    use jumpshard_status::JUMPSHARD_OK;
+
+    /// The columns are the library's sets, on real buffers (for Miri), and
+    /// a bad k leaves `out` untouched.
+    #[test]
+    fn replica_columns_under_removals() {
+        let mut m = std::ptr::null_mut();
+        // SAFETY: `m` is a writable handle pointer; the handle is freed
+        // below and used only in between.
+        unsafe {
+            assert_eq!(jumpshard_memento_new(8, &mut m), JUMPSHARD_OK);
+            assert_eq!(jumpshard_memento_remove(m, 2), JUMPSHARD_OK);
+            let keys = [1u64, 99, u64::MAX];
+            let mut out = [-1i32; 9];
+            let status = jumpshard_memento_replicas_batch(m, keys.as_ptr(), 3, 3, out.as_mut_ptr());
+            assert_eq!(status, JUMPSHARD_OK);
+            let mut want = jumpshard::Memento::new(jumpshard::BucketCount::new(8).unwrap());
+            want.remove(2).unwrap();
+            for (i, &key) in keys.iter().enumerate() {
+                let mut set = [0u32; 3];
+                want.replicas(key, &mut set).unwrap();
+                assert_eq!([out[i], out[3 + i], out[6 + i]], set.map(|b| b as i32));
+            }
+            let mut untouched = [-1i32; 8];
+            let status =
+                jumpshard_memento_replicas_batch(m, keys.as_ptr(), 1, 8, untouched.as_mut_ptr());
+            assert_eq!(status, JUMPSHARD_ERROR_TOO_MANY_REPLICAS);
+            assert_eq!(untouched, [-1; 8]);
+            jumpshard_memento_free(m);
+        }
+    }
+}
