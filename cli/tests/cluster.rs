@@ -331,3 +331,61 @@ fn contradictions_are_refused() {
     );
     assert!(!out.exists());
 }
+
+/// `reshard --replicas K`: one row per member that leaves a set, to the
+/// member that joins it; a Memento removal moves only the removed node's
+/// replicas, each set at most once; weights are refused.
+#[test]
+fn replica_move_lists() {
+    let d = dir();
+    let keys = keys(11, 20_000);
+    let input = u64le_file(d.path(), "keys", &keys);
+    let old = table(d.path(), "old", "a\nb\nc\nd\ne\nf\ng\nh\n");
+    let new = table(d.path(), "new", "a\nb\nc removed=1\nd\ne\nf\ng\nh\n");
+    let out = d.path().join("moves.csv");
+    let o = run(&[
+        "reshard",
+        "--from-nodes",
+        path_str(&old),
+        "--to-nodes",
+        path_str(&new),
+        "--replicas",
+        "3",
+        path_str(&input),
+        "--output",
+        path_str(&out),
+        "--json",
+    ]);
+    assert_ok(&o);
+    let summary = json(&o);
+    assert_eq!(summary["replicas"], 3);
+    let text = std::fs::read_to_string(&out).unwrap();
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len() as u64, summary["moved"].as_u64().unwrap());
+    let mut seen = std::collections::HashSet::new();
+    for row in &rows {
+        assert_eq!(row[1], "c");
+        assert!(seen.insert(row[0]), "key {} twice", row[0]);
+    }
+    let share = rows.len() as f64 / keys.len() as f64;
+    assert!((share - 3.0 / 8.0).abs() < 0.02, "{share}");
+    let weighted = table(d.path(), "w", "a weight=2\nb\nc\nd\n");
+    assert_fails(
+        &run(&[
+            "reshard",
+            "--from-nodes",
+            path_str(&old),
+            "--to-nodes",
+            path_str(&weighted),
+            "--replicas",
+            "2",
+            "--generate",
+            "5",
+        ]),
+        &["--replicas 2", "weights"],
+    );
+}

@@ -42,6 +42,10 @@
 
 use std::collections::BTreeMap;
 
+mod replicas;
+
+pub use replicas::ReplicaChangeError;
+
 use super::placement::Placement;
 use crate::plan::counter::tally;
 use crate::{active_kernel, BucketCount, NodeTable, PlanScratch};
@@ -62,6 +66,8 @@ pub struct TableChange {
     /// Both tables' placements, when either places keys other than by
     /// Figure 1 alone.
     both: Option<Box<(Placement, Placement)>>,
+    /// Members per key: 1, or a replica change's `k`.
+    replicas: usize,
 }
 
 /// Keys placed per round when both tables are evaluated in full.
@@ -112,6 +118,7 @@ impl TableChange {
             is_reassigned,
             both: (!old.is_plain() || !new.is_plain())
                 .then(|| Box::new((old.placement().clone(), new.placement().clone()))),
+            replicas: 1,
         }
     }
 
@@ -166,6 +173,9 @@ impl TableChange {
     /// replacing what `plan` held: its counts always, and its list of
     /// physical moves when `list_moves` (the counts alone cost less).
     pub fn plan(&self, keys: &[u64], first_position: u64, plan: &mut NodePlan, list_moves: bool) {
+        if self.replicas > 1 {
+            return self.plan_replicas(keys, first_position, plan, list_moves);
+        }
         if let Some(both) = &self.both {
             return self.plan_both(&both.0, &both.1, keys, first_position, plan, list_moves);
         }
@@ -372,6 +382,8 @@ pub struct NodePlan {
     pairs: Vec<(u32, u32)>,
     /// One round's old slots, when both tables are evaluated in full.
     before: Vec<u32>,
+    /// One round's old and new replica columns, for replica changes.
+    columns: Vec<Vec<u32>>,
 }
 
 impl NodePlan {
@@ -549,19 +561,22 @@ impl ChangeCounts {
 
     /// The balance before: largest node load over the mean.
     pub fn max_over_mean_before(&self) -> f64 {
-        max_over_mean(&self.load_before, self.nodes_before, self.keys)
+        max_over_mean(&self.load_before, self.nodes_before)
     }
 
     /// The balance after: largest node load over the mean.
     pub fn max_over_mean_after(&self) -> f64 {
-        max_over_mean(&self.load_after, self.nodes_after, self.keys)
+        max_over_mean(&self.load_after, self.nodes_after)
     }
 }
 
-fn max_over_mean(loads: &[u64], nodes: usize, keys: u64) -> f64 {
-    if keys == 0 {
+/// The largest load over the mean of `nodes` nodes; the loads sum to the
+/// keys, or to the replicas of a replica change.
+fn max_over_mean(loads: &[u64], nodes: usize) -> f64 {
+    let total: u64 = loads.iter().sum();
+    if total == 0 {
         return 1.0;
     }
     let max = loads.iter().copied().max().unwrap_or(0);
-    max as f64 * nodes as f64 / keys as f64
+    max as f64 * nodes as f64 / total as f64
 }

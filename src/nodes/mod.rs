@@ -79,7 +79,7 @@ mod removal;
 mod restore;
 mod table;
 
-pub use change::{ChangeCounts, NodeMove, NodePlan, TableChange};
+pub use change::{ChangeCounts, NodeMove, NodePlan, ReplicaChangeError, TableChange};
 pub use removal::{NodeRemoval, Removal, RemovalError};
 pub use restore::{restore, RestoreError};
 pub use table::{NodeTable, TableError, MAX_SLOTS};

@@ -298,7 +298,7 @@ impl NodeTable {
     }
 
     /// The slots of node `i` of [`NodeTable::nodes`], increasing.
-    fn node_slots(&self, node: usize) -> &[u32] {
+    pub(super) fn node_slots(&self, node: usize) -> &[u32] {
         &self.by_node[self.starts[node] as usize..self.starts[node + 1] as usize]
     }
 

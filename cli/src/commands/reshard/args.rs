@@ -58,6 +58,12 @@ pub struct Args {
     /// Print the summary as one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// With --from-nodes: plan each key's replica set of K nodes; the move
+    /// list then holds one row per member that leaves a set, to the member
+    /// that joins it (a key once per member that moves), and the counts
+    /// count replicas.
+    #[arg(long, value_name = "K", requires = "from_nodes")]
+    pub replicas: Option<usize>,
     /// With --from-nodes: draw each node's load before and after and the
     /// transfer matrix to this SVG file.
     #[arg(long, value_name = "FILE.svg", requires = "from_nodes")]

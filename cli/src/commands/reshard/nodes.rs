@@ -27,7 +27,12 @@ use crate::report::{change_plot, change_summary::ChangeSummary};
 pub fn run(args: &Args, old_path: &Path, new_path: &Path) -> Result<(), String> {
     let old = node_tables::read("--from-nodes", old_path)?;
     let new = node_tables::read("--to-nodes", new_path)?;
-    let change = TableChange::new(&old, &new);
+    let change = match args.replicas {
+        Some(k) => {
+            TableChange::with_replicas(&old, &new, k).map_err(|e| format!("--replicas {k}: {e}"))?
+        }
+        None => TableChange::new(&old, &new),
+    };
     let input = args.input.options().open()?;
     let mut output = move_list::open(args, input.byte_keys, Some(change.nodes()))?;
     let report_to = ReportTo::open(output.as_ref().is_some_and(|o| o.get_ref().is_stdout()))?;
@@ -55,6 +60,7 @@ pub fn run(args: &Args, old_path: &Path, new_path: &Path) -> Result<(), String> 
         to_slots: new.len(),
         append_or_truncate: change.is_append_or_truncate(),
         removals_or_weights: change.evaluates_both(),
+        replicas: change.replicas(),
         change: summary,
         nodes: change.nodes(),
         seconds,
@@ -81,6 +87,9 @@ struct Report<'a> {
     append_or_truncate: bool,
     /// Whether either table has removals or weights.
     removals_or_weights: bool,
+    /// Members per key's set (1 without --replicas); with more, the counts
+    /// count replicas.
+    replicas: usize,
     #[serde(flatten)]
     change: ChangeSummary,
     /// Every node of either table; binary move lists name nodes by their
@@ -100,7 +109,9 @@ fn write_text(
     old: &NodeTable,
     new: &NodeTable,
 ) -> std::io::Result<()> {
-    let kind = if r.append_or_truncate {
+    let kind = if r.replicas > 1 {
+        "replica sets: moves and loads count replicas"
+    } else if r.append_or_truncate {
         "append or truncate"
     } else if r.removals_or_weights {
         "removals or weights: each key placed in both tables"
@@ -109,11 +120,16 @@ fn write_text(
     };
     writeln!(
         out,
-        "reshard {} slots ({} nodes) -> {} slots ({} nodes), {kind}",
+        "reshard {} slots ({} nodes) -> {} slots ({} nodes), {kind}{}",
         r.from_slots,
         old.nodes().len(),
         r.to_slots,
-        new.nodes().len()
+        new.nodes().len(),
+        if r.replicas > 1 {
+            format!(" (k = {})", r.replicas)
+        } else {
+            String::new()
+        }
     )?;
     r.change.write_text(out)?;
     writeln!(

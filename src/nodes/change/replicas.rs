@@ -1,0 +1,252 @@
+//! Changes of replica sets: each key's `k` nodes in the old table against
+//! its `k` nodes in the new one. A member that leaves the set moves to a
+//! member that joins it, paired in the sets' slot order, so a key appears
+//! once per member that moves.
+//!
+//! ```
+//! use jumpshard::{NodePlan, NodeTable, TableChange};
+//!
+//! let old = NodeTable::parse("a\nb\nc\nd\ne\n")?;
+//! let new = NodeTable::parse("a\nb removed=1\nc\nd\ne\n")?; // b dies
+//! let change = TableChange::with_replicas(&old, &new, 3)?;
+//! let keys: Vec<u64> = (0..10_000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+//! let mut plan = NodePlan::new();
+//! change.plan(&keys, 0, &mut plan, true);
+//! // Only b's replicas move, one per set that held b.
+//! assert!(plan.moves().all(|m| change.nodes()[m.from as usize] == "b"));
+//! assert!((plan.len() as f64 / 10_000.0 - 3.0 / 5.0).abs() < 0.02);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use core::fmt;
+
+use super::{NodePlan, TableChange, ROUND};
+use crate::nodes::placement::Placement;
+use crate::{BucketCount, NodeTable};
+
+/// Why a change of replica sets cannot be planned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReplicaChangeError {
+    /// `k` is 0 or above a table's working slots.
+    TooManyReplicas {
+        /// The replicas asked for.
+        replicas: usize,
+        /// The working slots of the smaller table.
+        working: usize,
+    },
+    /// A table has weights, which replica sets do not draw with.
+    Weighted,
+    /// A node serves several slots, so a set could hold it twice.
+    SharedNode {
+        /// The node.
+        node: String,
+    },
+}
+
+impl fmt::Display for ReplicaChangeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplicaChangeError::TooManyReplicas { replicas, working } => write!(
+                f,
+                "{replicas} replicas: a set holds 1 to {working} distinct working slots here"
+            ),
+            ReplicaChangeError::Weighted => {
+                f.write_str("a table has weights; replica sets are drawn from unweighted slots")
+            }
+            ReplicaChangeError::SharedNode { node } => write!(
+                f,
+                "{node:?} serves several slots, so a set could hold it twice; replica sets \
+                 need one slot per node"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReplicaChangeError {}
+
+/// Checks that `table` can hold sets of `k` and returns its working count.
+fn check(table: &NodeTable) -> Result<usize, ReplicaChangeError> {
+    if table.weights().is_some() {
+        return Err(ReplicaChangeError::Weighted);
+    }
+    if let Some(node) = (0..table.nodes().len()).find(|&i| table.node_slots(i).len() > 1) {
+        return Err(ReplicaChangeError::SharedNode {
+            node: table.nodes()[node].clone(),
+        });
+    }
+    Ok(table.len() - table.removals().len())
+}
+
+impl TableChange {
+    /// The change of every key's replica set of `k` nodes from `old` to
+    /// `new` (plain tables or tables with removals, one slot per node).
+    /// Its plans list one move per member that leaves a set, to the member
+    /// that joins it; its counts count replicas (loads are replicas per
+    /// node, `moved` the members that move).
+    pub fn with_replicas(
+        old: &NodeTable,
+        new: &NodeTable,
+        k: usize,
+    ) -> Result<TableChange, ReplicaChangeError> {
+        let working = check(old)?.min(check(new)?);
+        if k == 0 || k > working {
+            return Err(ReplicaChangeError::TooManyReplicas {
+                replicas: k,
+                working,
+            });
+        }
+        let mut change = TableChange::new(old, new);
+        change.replicas = k;
+        change.both = Some(Box::new((old.placement().clone(), new.placement().clone())));
+        Ok(change)
+    }
+
+    /// The replicas per key this change plans: 1 for a plain change.
+    pub fn replicas(&self) -> usize {
+        self.replicas
+    }
+
+    /// [`TableChange::plan`] of replica sets.
+    pub(super) fn plan_replicas(
+        &self,
+        keys: &[u64],
+        first_position: u64,
+        plan: &mut NodePlan,
+        list_moves: bool,
+    ) {
+        let (old, new) = self
+            .both
+            .as_deref()
+            .expect("replica changes keep both placements");
+        let k = self.replicas;
+        plan.reset(self, keys.len());
+        let NodePlan {
+            positions,
+            from,
+            to,
+            counts,
+            columns,
+            ..
+        } = plan;
+        columns.resize_with(2 * k, Vec::new);
+        let (old_columns, new_columns) = columns.split_at_mut(k);
+        let (mut lost, mut gained) = (Vec::with_capacity(k), Vec::with_capacity(k));
+        for (round, chunk) in keys.chunks(ROUND).enumerate() {
+            sets(old, self.old_count(), chunk, old_columns);
+            sets(new, self.new_count(), chunk, new_columns);
+            let base = first_position + (round * ROUND) as u64;
+            for i in 0..chunk.len() {
+                let old_node = |j: usize| self.old_slots[old_columns[j][i] as usize];
+                let new_node = |j: usize| self.new_slots[new_columns[j][i] as usize];
+                lost.clear();
+                gained.clear();
+                for j in 0..k {
+                    counts.load_before[old_node(j) as usize] += 1;
+                    counts.load_after[new_node(j) as usize] += 1;
+                    if !(0..k).any(|l| new_node(l) == old_node(j)) {
+                        lost.push(old_node(j));
+                    }
+                    if !(0..k).any(|l| old_node(l) == new_node(j)) {
+                        gained.push(new_node(j));
+                    }
+                }
+                for old_column in old_columns.iter() {
+                    let bucket = old_column[i];
+                    let kept = new_columns.iter().any(|c| c[i] == bucket);
+                    counts.bucket_changes += u64::from(!kept);
+                }
+                for (&a, &b) in lost.iter().zip(&gained) {
+                    counts.transfers.add((a, b), 1);
+                    if list_moves {
+                        positions.push(base + i as u64);
+                        from.push(a);
+                        to.push(b);
+                    }
+                }
+            }
+        }
+        counts.moved = counts.transfers.total();
+    }
+}
+
+/// The replica sets of `keys` under `placement` into `columns`.
+fn sets(placement: &Placement, n: BucketCount, keys: &[u64], columns: &mut [Vec<u32>]) {
+    for column in columns.iter_mut() {
+        column.resize(keys.len(), 0);
+    }
+    let mut refs: Vec<&mut [u32]> = columns.iter_mut().map(|c| &mut c[..]).collect();
+    let done = match placement {
+        Placement::Memento(m) => m.replicas_batch(keys, &mut refs),
+        _ => crate::replicas::batch(keys, n, &mut refs),
+    };
+    done.expect("k checked against both tables, columns as long as the keys");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plan against each key's sets computed one by one; growing by
+    /// one node and removing one move at most one member per key, between
+    /// the expected nodes.
+    #[test]
+    fn replica_moves_match_the_sets() {
+        let old = NodeTable::parse("a\nb\nc\nd\ne\nf\ng\n").unwrap();
+        let grown = NodeTable::parse("a\nb\nc\nd\ne\nf\ng\nh\n").unwrap();
+        let removed = NodeTable::parse("a\nb\nc removed=1\nd\ne\nf\ng\n").unwrap();
+        let keys: Vec<u64> = (0..9000u64)
+            .map(|i| i.wrapping_mul(0xD1B5_4A32_D192_ED03))
+            .collect();
+        for (new, only) in [(&grown, ("", "h")), (&removed, ("c", ""))] {
+            let change = TableChange::with_replicas(&old, new, 3).unwrap();
+            let mut plan = NodePlan::new();
+            change.plan(&keys, 5, &mut plan, true);
+            let mut per_key = std::collections::HashMap::new();
+            for m in plan.moves() {
+                *per_key.entry(m.position).or_insert(0) += 1;
+                let (a, b) = (
+                    &change.nodes()[m.from as usize],
+                    &change.nodes()[m.to as usize],
+                );
+                assert!(only.0.is_empty() || a == only.0, "{a} -> {b}");
+                assert!(only.1.is_empty() || b == only.1, "{a} -> {b}");
+                let key = keys[(m.position - 5) as usize];
+                let set = |t: &NodeTable| {
+                    let mut s = [0u32; 3];
+                    match t.memento() {
+                        Some(mm) => mm.replicas(key, &mut s).unwrap(),
+                        None => crate::replicas::set(key, t.bucket_count(), &mut s).unwrap(),
+                    }
+                    s.map(|b| t.slot(b as usize).to_owned())
+                };
+                assert!(set(&old).contains(a) && !set(new).contains(a));
+                assert!(set(new).contains(b) && !set(&old).contains(b));
+            }
+            assert!(per_key.values().all(|&n| n == 1));
+            let counts = plan.counts();
+            assert_eq!(counts.moved(), plan.len() as u64);
+            assert_eq!(
+                counts.load_before().iter().sum::<u64>(),
+                3 * keys.len() as u64
+            );
+        }
+        assert_eq!(
+            TableChange::with_replicas(&old, &grown, 8).unwrap_err(),
+            ReplicaChangeError::TooManyReplicas {
+                replicas: 8,
+                working: 7
+            }
+        );
+        let heavy = NodeTable::parse("a\nb\n+a\n").unwrap();
+        assert!(matches!(
+            TableChange::with_replicas(&heavy, &heavy, 2),
+            Err(ReplicaChangeError::SharedNode { .. })
+        ));
+        let weighted = NodeTable::parse("a weight=2\nb\nc\n").unwrap();
+        assert_eq!(
+            TableChange::with_replicas(&old, &weighted, 2).unwrap_err(),
+            ReplicaChangeError::Weighted
+        );
+    }
+}
