@@ -646,6 +646,49 @@ jumpshard_status jumpshard_memento_batch_bytes(const struct jumpshard_memento *m
                                                size_t out_len);
 
 /**
+ * The move plan of `keys` from the cluster state `before` to `after`
+ * (for instance a copy taken before `jumpshard_memento_remove`): every key
+ * whose bucket differs, in input order. On success `*moved` is their
+ * number and, for each `i < *moved`, `positions[i]` is the index in `keys`
+ * of the `i`-th moving key, `from[i]` its bucket in `before` and `to[i]`
+ * in `after` (`jumpshard_memento_bucket`'s). A removal's plan holds
+ * exactly the removed bucket's keys, a restore's exactly those coming
+ * back. `from` may be NULL.
+ *
+ * `positions`, `from` and `to` each hold `capacity` elements; `capacity =
+ * len` always suffices. If more than `capacity` keys move, the status is
+ * `JUMPSHARD_ERROR_CAPACITY`, `*moved` is the number needed and nothing
+ * else is written.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `before`, then `after`, `JUMPSHARD_ERROR_NULL_POINTER`
+ * and `JUMPSHARD_ERROR_MISALIGNED_POINTER`; for `moved` (never NULL), then
+ * `keys` (`len` elements), then `positions`, `from` and `to`
+ * (`min(capacity, len)` elements each): `JUMPSHARD_ERROR_NULL_POINTER`,
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`, `JUMPSHARD_ERROR_INVALID_LENGTH`;
+ * then `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS`; then
+ * `JUMPSHARD_ERROR_CAPACITY`. On these errors no output is written (but
+ * `*moved` on `JUMPSHARD_ERROR_CAPACITY`).
+ *
+ * # Safety
+ * `before` and `after` must be NULL or live handles that no thread
+ * mutates during the call; `moved` must point to a writable `size_t`;
+ * unless `len` is 0, `keys` must point to `len` readable `uint64_t`;
+ * unless `capacity` is 0, `positions`, `to` and (if not NULL) `from` must
+ * point to `capacity` writable elements. No other thread may write any of
+ * them during the call.
+ */
+jumpshard_status jumpshard_memento_plan(const struct jumpshard_memento *before,
+                                        const struct jumpshard_memento *after,
+                                        const uint64_t *keys,
+                                        size_t len,
+                                        uint64_t *positions,
+                                        int32_t *from,
+                                        int32_t *to,
+                                        size_t capacity,
+                                        size_t *moved);
+
+/**
  * Writes the replica sets of `keys[0..len]` in the cluster as `k` columns
  * of `len` elements, one after the other in `out` (`k * len` elements):
  * member `j` of the set of `keys[i]` is `out[j * len + i]`, and column 0

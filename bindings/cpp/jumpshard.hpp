@@ -406,6 +406,18 @@ private:
     jumpshard_memento *handle_ = nullptr;
 };
 
+// The move plan of `keys` from the cluster state `before` to `after`
+// (jumpshard_memento_plan): the keys whose bucket differs, with both
+// buckets; a removal's plan holds exactly the removed bucket's keys.
+inline move_plan plan(const memento &before, const memento &after,
+                      span<const std::uint64_t> keys) {
+    return detail::plan(keys, [&](std::uint64_t *p, std::int32_t *s, std::int32_t *d,
+                                  std::size_t capacity, std::size_t *moved) {
+        return jumpshard_memento_plan(before.get(), after.get(), keys.data(), keys.size(), p, s,
+                                      d, capacity, moved);
+    });
+}
+
 // The replica set of `key` among `num_buckets` into `out`: out.size()
 // distinct buckets, out[0] Figure 1's. Throws jumpshard::error
 // (JUMPSHARD_ERROR_TOO_MANY_REPLICAS) when out.size() > num_buckets.

@@ -257,6 +257,16 @@ int main() {
             }
             CHECK(throws_status([&] { jumpshard::memento(2).replicas_batch(ks, 3); },
                                 JUMPSHARD_ERROR_TOO_MANY_REPLICAS));
+            // The plan of one more removal: exactly that bucket's keys.
+            auto next = jumpshard::memento::from_removals(cluster.barray(), cluster.removals());
+            const std::int32_t gone = cluster.bucket(keys[0]);
+            next.remove(gone);
+            auto moves = jumpshard::plan(cluster, next, keys);
+            std::size_t on_gone = 0;
+            for (auto k : keys) on_gone += cluster.bucket(k) == gone;
+            CHECK(moves.positions.size() == on_gone);
+            for (std::size_t i = 0; i < moves.positions.size(); i++)
+                CHECK(moves.from[i] == gone && moves.to[i] == next.bucket(keys[moves.positions[i]]));
         }
         jumpshard::memento two(2);
         two.remove(0);

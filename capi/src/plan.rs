@@ -22,10 +22,9 @@ thread_local! {
     static SCRATCH: Cell<Option<PlanScratch>> = const { Cell::new(None) };
 }
 
-/// The checked arguments of both plan functions.
-struct Plan<'a> {
-    resize: Resize,
-    keys: &'a [u64],
+/// The checked key and output buffers of a plan function.
+pub(crate) struct PlanBuffers<'a> {
+    pub(crate) keys: &'a [u64],
     /// The caller's capacity, or `keys.len()` if it is larger: no plan
     /// needs more.
     capacity: usize,
@@ -35,30 +34,22 @@ struct Plan<'a> {
     moved: &'a mut usize,
 }
 
-impl<'a> Plan<'a> {
-    /// Checks, in this order: both bucket counts and that they differ;
-    /// `moved` (never NULL); `keys`; `positions`, `from` (unless NULL)
-    /// and `to` for `min(capacity, len)` elements; that no two
-    /// buffers overlap. Only then are slices made.
+impl<'a> PlanBuffers<'a> {
+    /// Checks, in this order: `moved` (never NULL); `keys`; `positions`,
+    /// `from` (unless NULL) and `to` for `min(capacity, len)` elements;
+    /// that no two buffers overlap. Only then are slices made.
     ///
     /// # Safety
-    /// As stated for `jumpshard_plan`.
-    #[allow(clippy::too_many_arguments)] // the C signature, one by one
-    unsafe fn new(
+    /// As stated for `jumpshard_plan`'s buffers.
+    pub(crate) unsafe fn new(
         keys: *const u64,
         len: usize,
-        from_buckets: i32,
-        to_buckets: i32,
         positions: *mut u64,
         from: *mut i32,
         to: *mut i32,
         capacity: usize,
         moved: *mut usize,
-    ) -> Result<Plan<'a>, jumpshard_status> {
-        let status = |e| jumpshard_status::of(&e);
-        let from_count = BucketCount::try_from(from_buckets).map_err(status)?;
-        let to_count = BucketCount::try_from(to_buckets).map_err(status)?;
-        let resize = Resize::new(from_count, to_count).map_err(status)?;
+    ) -> Result<PlanBuffers<'a>, jumpshard_status> {
         let moved = Buffer::new(moved.cast_const(), 1)?;
         let keys = Buffer::new(keys, len)?;
         let capacity = capacity.min(len);
@@ -88,8 +79,7 @@ impl<'a> Plan<'a> {
         // `*moved` and `capacity` writable elements behind each output (at
         // most `len` of them are used), none accessed by anyone else
         // during the call.
-        Ok(Plan {
-            resize,
+        Ok(PlanBuffers {
             // SAFETY: `len` readable keys, as said above.
             keys: unsafe { keys.slice() },
             capacity,
@@ -105,9 +95,71 @@ impl<'a> Plan<'a> {
         })
     }
 
+    /// Writes the moves of `parts` (each its positions, old buckets and
+    /// new buckets), one after the other, if they fit; else only their
+    /// number, with `JUMPSHARD_ERROR_CAPACITY`.
+    pub(crate) fn write<'p>(
+        self,
+        parts: impl Iterator<Item = (&'p [u64], &'p [u32], &'p [u32])> + Clone,
+    ) -> Result<(), jumpshard_status> {
+        let total: usize = parts.clone().map(|p| p.0.len()).sum();
+        *self.moved = total;
+        if total > self.capacity {
+            return Err(JUMPSHARD_ERROR_CAPACITY);
+        }
+        let mut start = 0;
+        let mut from = self.from;
+        for (positions, old, new) in parts {
+            let range = start..start + positions.len();
+            self.positions[range.clone()].copy_from_slice(positions);
+            self.to[range.clone()].copy_from_slice(new);
+            if let Some(from) = from.as_deref_mut() {
+                from[range].copy_from_slice(old);
+            }
+            start += positions.len();
+        }
+        Ok(())
+    }
+}
+
+/// The checked arguments of both plan functions.
+struct Plan<'a> {
+    resize: Resize,
+    out: PlanBuffers<'a>,
+}
+
+impl<'a> Plan<'a> {
+    /// Checks, in this order: both bucket counts and that they differ;
+    /// then the buffers (`PlanBuffers::new`).
+    ///
+    /// # Safety
+    /// As stated for `jumpshard_plan`.
+    #[allow(clippy::too_many_arguments)] // the C signature, one by one
+    unsafe fn new(
+        keys: *const u64,
+        len: usize,
+        from_buckets: i32,
+        to_buckets: i32,
+        positions: *mut u64,
+        from: *mut i32,
+        to: *mut i32,
+        capacity: usize,
+        moved: *mut usize,
+    ) -> Result<Plan<'a>, jumpshard_status> {
+        let status = |e| jumpshard_status::of(&e);
+        let from_count = BucketCount::try_from(from_buckets).map_err(status)?;
+        let to_count = BucketCount::try_from(to_buckets).map_err(status)?;
+        let resize = Resize::new(from_count, to_count).map_err(status)?;
+        // SAFETY: the caller's contract for the buffers is
+        // `PlanBuffers::new`'s.
+        let out = unsafe { PlanBuffers::new(keys, len, positions, from, to, capacity, moved) }?;
+        Ok(Plan { resize, out })
+    }
+
     /// The plan on the calling thread.
     fn run(self) -> Result<(), jumpshard_status> {
-        if self.capacity == self.keys.len() {
+        let out = self.out;
+        if out.capacity == out.keys.len() {
             // New buffers on a thread's first plan, and when its
             // thread-local storage is already destroyed (a call from a
             // thread-exit destructor).
@@ -118,46 +170,30 @@ impl<'a> Plan<'a> {
                 .unwrap_or_default();
             let moved =
                 self.resize
-                    .plan_into(self.keys, &mut scratch, self.positions, self.from, self.to);
+                    .plan_into(out.keys, &mut scratch, out.positions, out.from, out.to);
             let _ = SCRATCH.try_with(|cached| cached.set(Some(scratch)));
             // The capacity covers every key, so the columns are long enough.
-            *self.moved = moved.map_err(|e| jumpshard_status::of(&e))?;
+            *out.moved = moved.map_err(|e| jumpshard_status::of(&e))?;
             return Ok(());
         }
         let mut plan = MovePlan::new();
-        self.resize.plan(self.keys, 0, &mut plan);
-        self.write(&[plan])
+        self.resize.plan(out.keys, 0, &mut plan);
+        out.write(std::iter::once((plan.positions(), plan.from(), plan.to())))
     }
 
     /// The plan on up to `threads` threads.
     #[cfg(feature = "parallel")]
     fn run_parallel(self, threads: usize) -> Result<(), jumpshard_status> {
         let mut parts = Vec::new();
-        match self.resize.plan_parts(self.keys, 0, &mut parts, threads) {
-            true => self.write(&parts),
+        match self
+            .resize
+            .plan_parts(self.out.keys, 0, &mut parts, threads)
+        {
+            true => self
+                .out
+                .write(parts.iter().map(|p| (p.positions(), p.from(), p.to()))),
             false => self.run(),
         }
-    }
-
-    /// Writes the moves of `parts`, one after the other, if they fit.
-    fn write(self, parts: &[MovePlan]) -> Result<(), jumpshard_status> {
-        let total: usize = parts.iter().map(MovePlan::len).sum();
-        *self.moved = total;
-        if total > self.capacity {
-            return Err(JUMPSHARD_ERROR_CAPACITY);
-        }
-        let mut start = 0;
-        let mut from = self.from;
-        for part in parts {
-            let range = start..start + part.len();
-            self.positions[range.clone()].copy_from_slice(part.positions());
-            self.to[range.clone()].copy_from_slice(part.to());
-            if let Some(from) = from.as_deref_mut() {
-                from[range].copy_from_slice(part.from());
-            }
-            start += part.len();
-        }
-        Ok(())
     }
 }
 

@@ -3,6 +3,7 @@
 //! in [`lookup`].
 
 mod lookup;
+mod plan;
 mod replicas;
 
 use crate::buffers::{out_u32, Buffer};
