@@ -142,6 +142,11 @@ enum jumpshard_status
      * Every bucket weight is zero: no bucket could take a key.
      */
     JUMPSHARD_ERROR_ALL_WEIGHTS_ZERO = 17,
+    /**
+     * The node-table text is not UTF-8 or not a valid table (its line is
+     * reported where the function says).
+     */
+    JUMPSHARD_ERROR_INVALID_TABLE = 18,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -165,6 +170,16 @@ typedef int32_t jumpshard_status;
  * handle to themselves (no other call on it may run meanwhile).
  */
 typedef struct jumpshard_memento jumpshard_memento;
+
+/**
+ * A node table: its slots' node names and how keys are placed on them.
+ * Made by `jumpshard_table_parse`, freed by `jumpshard_table_free`.
+ *
+ * Thread safety: a table never changes after it is made, so any number of
+ * threads may look keys up in it at once; only `jumpshard_table_free`
+ * needs it to itself.
+ */
+typedef struct jumpshard_table jumpshard_table;
 
 /**
  * Buckets `0..len` with real-valued weights: bucket `i` receives a share
@@ -848,6 +863,100 @@ jumpshard_status jumpshard_replicas_batch(const uint64_t *keys,
                                           int32_t num_buckets,
                                           size_t k,
                                           int32_t *out);
+
+/**
+ * Parses the node-table file text `text[0..len]` (UTF-8; the syntax of
+ * `docs/cluster-operations.md`: one node name per line, line i+1 serving
+ * slot i, `+NAME` for a repeat, `removed=K` and `weight=W` attributes)
+ * and writes the handle to `*out`; free it with `jumpshard_table_free`.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `out`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; for `text`,
+ * `JUMPSHARD_ERROR_NULL_POINTER` (NULL with `len > 0`) and
+ * `JUMPSHARD_ERROR_INVALID_LENGTH`; `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS`
+ * (`*out` inside the text); then `JUMPSHARD_ERROR_INVALID_TABLE` (not
+ * UTF-8, or a table the other front ends refuse too: an empty or unfit
+ * line, an unmarked repeat, a bad attribute, removals that do not replay,
+ * all weights 0), with the 1-based line at fault written to `*error_line`
+ * when `error_line` is not NULL (0 when the fault is the whole table). On
+ * any error `*out` is not written and nothing stays allocated.
+ *
+ * # Safety
+ * Unless `len` is 0, `text` must point to `len` readable bytes; `out` must
+ * point to a writable `jumpshard_table *`; `error_line` must be NULL or
+ * point to a writable `size_t`; no other thread writes any of them during
+ * the call.
+ */
+jumpshard_status jumpshard_table_parse(const uint8_t *text,
+                                       size_t len,
+                                       struct jumpshard_table **out,
+                                       size_t *error_line);
+
+/**
+ * Frees a table made by `jumpshard_table_parse`. NULL does nothing.
+ *
+ * # Safety
+ * `table` must be NULL or a handle not freed yet, which no other thread
+ * uses during the call; it must not be used after.
+ */
+void jumpshard_table_free(struct jumpshard_table *table);
+
+/**
+ * The number of slots (the table's lines, removed ones included), or -1
+ * when `table` is NULL or misaligned.
+ *
+ * # Safety
+ * `table` must be NULL or a live handle.
+ */
+int32_t jumpshard_table_len(const struct jumpshard_table *table);
+
+/**
+ * Writes to `*name` and `*name_len` the node name serving `slot` (or that
+ * served it, if it is removed): UTF-8, not NUL-terminated, owned by the
+ * table and valid until it is freed.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `table`, `name`, then `name_len`:
+ * `JUMPSHARD_ERROR_NULL_POINTER`, `JUMPSHARD_ERROR_MISALIGNED_POINTER`;
+ * then `JUMPSHARD_ERROR_NOT_A_BUCKET` (`slot` outside `0..len`). On any
+ * error nothing is written.
+ *
+ * # Safety
+ * `table` must be NULL or a live handle; `name` and `name_len` must point
+ * to a writable `const uint8_t *` and `size_t` that no other thread
+ * accesses during the call.
+ */
+jumpshard_status jumpshard_table_slot_name(const struct jumpshard_table *table,
+                                           int32_t slot,
+                                           const uint8_t **name,
+                                           size_t *name_len);
+
+/**
+ * Writes the slot of `keys[i]` to `out[i]` for every `i < len`, as the
+ * table places keys: Figure 1 over its slots, then Memento's rehashes off
+ * removed slots, or its weights' rejection sampling (the Rust API's
+ * `NodeTable::batch`, bit for bit). `jumpshard_table_slot_name` names the
+ * node of each.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `table`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; for `keys`, then `out`:
+ * `JUMPSHARD_ERROR_NULL_POINTER` (NULL with `len > 0`),
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`, `JUMPSHARD_ERROR_INVALID_LENGTH`;
+ * then `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS`. On any error `out` is not
+ * written (after `JUMPSHARD_ERROR_PANIC` its contents are unspecified).
+ * With `len == 0` the buffers are not used and may be NULL.
+ *
+ * # Safety
+ * `table` must be NULL or a live handle; unless `len` is 0, `keys` must
+ * point to `len` readable `uint64_t` and `out` to `len` writable `int32_t`
+ * that no other thread writes during the call.
+ */
+jumpshard_status jumpshard_table_batch(const struct jumpshard_table *table,
+                                       const uint64_t *keys,
+                                       size_t len,
+                                       int32_t *out);
 
 /**
  * The version of the library that is loaded, "MAJOR.MINOR.PATCH": compare

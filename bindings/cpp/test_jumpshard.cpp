@@ -207,6 +207,25 @@ int main() {
                             JUMPSHARD_ERROR_INVALID_BUCKET_COUNT));
     });
 
+    run("table", [&](bool &ok) {
+        static_assert(!std::is_copy_constructible_v<jumpshard::table>);
+        jumpshard::table t("a\nb removed=1\nc\n");
+        auto m = jumpshard::memento::from_removals(3, std::vector<std::int32_t>{1});
+        CHECK(t.size() == 3);
+        CHECK(t.batch(keys) == m.batch(keys));
+        for (auto k : keys) CHECK(t.node(k) != "b");
+        CHECK(t.slot_name(1) == "b");
+        bool refused = false;
+        try {
+            jumpshard::table bad("a\nb\na\n");
+        } catch (const jumpshard::table::table_error &e) {
+            refused = e.status() == JUMPSHARD_ERROR_INVALID_TABLE && e.error_line() == 3;
+        }
+        CHECK(refused);
+        jumpshard::table moved = std::move(t);
+        CHECK(moved.size() == 3 && t.size() == -1);
+    });
+
     run("memento", [&](bool &ok) {
         static_assert(!std::is_copy_constructible_v<jumpshard::memento>);
         static_assert(std::is_nothrow_move_constructible_v<jumpshard::memento>);

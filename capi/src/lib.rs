@@ -28,6 +28,7 @@ mod message;
 mod plan;
 mod replicas;
 mod status;
+mod table;
 mod version;
 mod weights;
 

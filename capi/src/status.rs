@@ -67,11 +67,14 @@ pub enum jumpshard_status {
     JUMPSHARD_ERROR_INVALID_WEIGHT = 16,
     /// Every bucket weight is zero: no bucket could take a key.
     JUMPSHARD_ERROR_ALL_WEIGHTS_ZERO = 17,
+    /// The node-table text is not UTF-8 or not a valid table (its line is
+    /// reported where the function says).
+    JUMPSHARD_ERROR_INVALID_TABLE = 18,
 }
 
 impl jumpshard_status {
     /// Every status, in code order.
-    const ALL: [jumpshard_status; 18] = [
+    const ALL: [jumpshard_status; 19] = [
         jumpshard_status::JUMPSHARD_OK,
         jumpshard_status::JUMPSHARD_ERROR_NULL_POINTER,
         jumpshard_status::JUMPSHARD_ERROR_INVALID_BUCKET_COUNT,
@@ -90,6 +93,7 @@ impl jumpshard_status {
         jumpshard_status::JUMPSHARD_ERROR_TOO_MANY_REPLICAS,
         jumpshard_status::JUMPSHARD_ERROR_INVALID_WEIGHT,
         jumpshard_status::JUMPSHARD_ERROR_ALL_WEIGHTS_ZERO,
+        jumpshard_status::JUMPSHARD_ERROR_INVALID_TABLE,
     ];
 
     /// The status with this code; C may pass any `int32_t`, so this is how
@@ -146,6 +150,9 @@ impl jumpshard_status {
             }
             JUMPSHARD_ERROR_ALL_WEIGHTS_ZERO => {
                 c"every weight is zero: at least one bucket must take keys"
+            }
+            JUMPSHARD_ERROR_INVALID_TABLE => {
+                c"invalid node table: not UTF-8, or a line the table syntax refuses"
             }
         }
     }

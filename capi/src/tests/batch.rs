@@ -221,6 +221,7 @@ fn every_status_has_a_distinct_message_and_unknown_codes_one_too() {
         TOO_MANY_REPLICAS,
         INVALID_WEIGHT,
         ALL_WEIGHTS_ZERO,
+        INVALID_TABLE,
     ];
     assert!(codes.iter().enumerate().all(|(i, &c)| c == i as i32));
     let unknown = status_message(-1);
@@ -230,7 +231,7 @@ fn every_status_has_a_distinct_message_and_unknown_codes_one_too() {
     messages.sort_unstable();
     messages.dedup();
     assert_eq!(messages.len(), codes.len() + 1);
-    for code in [18, 1000, i32::MAX, i32::MIN] {
+    for code in [19, 1000, i32::MAX, i32::MIN] {
         assert_eq!(status_message(code), unknown);
     }
 }

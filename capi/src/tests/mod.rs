@@ -69,6 +69,7 @@ const SHRINK_IN_REMOVALS: i32 = 14;
 const TOO_MANY_REPLICAS: i32 = 15;
 const INVALID_WEIGHT: i32 = 16;
 const ALL_WEIGHTS_ZERO: i32 = 17;
+const INVALID_TABLE: i32 = 18;
 
 /// Tests that change the active kernel take this, so that a test checking
 /// that a refused change left the kernel alone sees no one else's change.

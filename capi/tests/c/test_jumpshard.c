@@ -148,6 +148,7 @@ int main(int argc, char **argv) {
     run("memento_refusals", test_memento_refusals);
     run("replicas", test_replicas);
     run("weights", test_weights);
+    run("table", test_table);
     free_golden();
     printf("test_jumpshard: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
