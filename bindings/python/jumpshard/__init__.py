@@ -51,6 +51,7 @@ Dask DataFrames and Parquet datasets on a Dask cluster.
 
 from ._jumpshard import (
     Memento,
+    NodeTable,
     Plan,
     Weights,
     __version__,
@@ -66,6 +67,7 @@ from ._jumpshard import (
 
 __all__ = [
     "Memento",
+    "NodeTable",
     "Plan",
     "Weights",
     "__version__",

@@ -7,7 +7,9 @@ partitions are summed at the end. Install with ``pip install
 'jumpshard[dask]'``.
 
 A cluster is a bucket count, or a placement that carries more state: a
-``jumpshard.Memento`` (buckets removed and restored) or ``jumpshard.Weights``.
+``jumpshard.Memento`` (buckets removed and restored), ``jumpshard.Weights``,
+or a ``jumpshard.NodeTable`` read from a table file (its removals or weights
+included; the moves then name the nodes in ``from_node`` and ``to_node``).
 Placements pickle as that state, so every worker places keys exactly as the
 client does; between two placements each key is placed in both and moves
 when the buckets differ (a Memento removal moves exactly the removed
@@ -46,16 +48,18 @@ import jumpshard
 __all__ = ["moves", "reshard_parquet"]
 
 #: A cluster: a bucket count, or a placement with more state.
-Cluster = Union[int, "jumpshard.Memento", "jumpshard.Weights"]
+Cluster = Union[int, "jumpshard.Memento", "jumpshard.Weights", "jumpshard.NodeTable"]
+
+_PLACEMENTS = (jumpshard.Memento, jumpshard.Weights, jumpshard.NodeTable)
 
 
 def _check(before: Cluster, after: Cluster) -> None:
     """Refuses bad clusters on the client, before any task runs."""
     for cluster in (before, after):
-        if not isinstance(cluster, (int, np.integer, jumpshard.Memento, jumpshard.Weights)):
+        if not isinstance(cluster, (int, np.integer, *_PLACEMENTS)):
             raise TypeError(
-                "a cluster is a bucket count, a jumpshard.Memento or a jumpshard.Weights, "
-                f"not {type(cluster).__name__}"
+                "a cluster is a bucket count, a jumpshard.Memento, a jumpshard.Weights or a "
+                f"jumpshard.NodeTable, not {type(cluster).__name__}"
             )
     if isinstance(before, (int, np.integer)) and isinstance(after, (int, np.integer)):
         jumpshard.plan(np.empty(0, np.uint64), before, after)  # checks the counts now
@@ -90,6 +94,10 @@ def _moving_rows(
     keys = part[column]
     positions, from_, to = _plan(keys, from_buckets, to_buckets)
     rows = {"key": keys.to_numpy()[positions], "from": from_, "to": to}
+    # Node tables name the nodes too.
+    for name, cluster, slots in (("from_node", from_buckets, from_), ("to_node", to_buckets, to)):
+        if isinstance(cluster, jumpshard.NodeTable):
+            rows[name] = np.asarray(cluster.slots, dtype=object)[slots]
     rows.update({name: part[name].to_numpy()[positions] for name in others})
     return pd.DataFrame(rows, index=part.index[positions])
 

@@ -14,6 +14,7 @@ mod keys;
 mod pages;
 mod placement;
 mod plan;
+mod table;
 
 use jumpshard::{BucketCount, Kernel};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -140,6 +141,7 @@ fn _jumpshard(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<plan::Plan>()?;
     m.add_class::<placement::Memento>()?;
     m.add_class::<placement::Weights>()?;
+    m.add_class::<table::NodeTable>()?;
     m.add_function(wrap_pyfunction!(placement::replicas, m)?)?;
     Ok(())
 }

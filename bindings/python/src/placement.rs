@@ -14,7 +14,7 @@ use crate::keys::Keys;
 
 /// Every key of `keys` through `each_run`, which fills the matching part of
 /// the output; returns the int32 column.
-fn column_of<'py>(
+pub(crate) fn column_of<'py>(
     keys: &Bound<'py, PyAny>,
     each_run: impl Fn(&[u64], &mut [u32]) -> Result<(), jumpshard::Error> + Send + Sync,
 ) -> PyResult<Bound<'py, PyAny>> {
@@ -36,7 +36,7 @@ fn column_of<'py>(
 }
 
 /// What `__reduce__` returns: a callable and its arguments.
-type Reduced<'py, A> = (Bound<'py, PyAny>, A);
+pub(crate) type Reduced<'py, A> = (Bound<'py, PyAny>, A);
 
 /// A jump-hash cluster from which any bucket can be removed and restored
 /// (MementoHash): only the removed bucket's keys move.

@@ -151,6 +151,13 @@ def test_placements_on_the_workers(client, dataset, tmp_path):
     written = pq.read_table(dst).to_pandas()
     want = {int(k): (f"n{f}", f"n{t}") for k, f, t in zip(written["key"], written["from"], written["to"])}
     assert {int(k): (f, t) for k, f, t in zip(cli["key"], cli["from_node"], cli["to_node"])} == want
+    # Node tables: the same moves, named.
+    named = jumpshard.dask.moves(
+        df, jumpshard.NodeTable(old_table.read_text()), jumpshard.NodeTable(new_table.read_text())
+    ).compute()
+    np.testing.assert_array_equal(named["key"].to_numpy(), keys[moving])
+    assert (named["from_node"] == "n7").all()
+    assert {int(k): (f, t) for k, f, t in zip(named["key"], named["from_node"], named["to_node"])} == want
     with pytest.raises(TypeError, match="a cluster is"):
         jumpshard.dask.moves(df, 10, "ten")
 

@@ -126,3 +126,20 @@ def test_placements_pickle_as_their_state():
         np.testing.assert_array_equal(copy.batch(keys), placement.batch(keys))
     assert pickle.loads(pickle.dumps(m)).removals == [3, 9, 0]
     assert w.weights == [1.0, 0.5, 2.0, 0.0]
+
+
+def test_node_tables_place_keys_as_every_front_end():
+    keys = np.arange(4000, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    t = jumpshard.NodeTable("a\nb removed=1\nc\n+a\n")
+    assert len(t) == 4 and t.slots == ["a", "b", "c", "a"] and t.removals == [1]
+    m = jumpshard.Memento.from_removals(4, [1])
+    np.testing.assert_array_equal(t.batch(keys), m.batch(keys))
+    assert t.node(int(keys[0])) == t.slots[t.bucket(int(keys[0]))] != "b"
+    w = jumpshard.NodeTable("a weight=2\nb\n")
+    np.testing.assert_array_equal(w.batch(keys), jumpshard.Weights([2.0, 1.0]).batch(keys))
+    import pickle
+
+    assert pickle.loads(pickle.dumps(t)).to_text() == t.to_text()
+    for text, line in [("a\nb\na\n", "line 3"), ("a\nb removed=2\n", "removed=1"), ("a weight=-1\n", "line 1")]:
+        with pytest.raises(ValueError, match=line):
+            jumpshard.NodeTable(text)

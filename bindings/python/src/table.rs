@@ -1,0 +1,88 @@
+//! Node tables for Python: the table file's text, parsed as every other
+//! front end parses it, placing keys as its removals or weights say.
+
+use jumpshard::NodeTable as Inner;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::args;
+use crate::placement::column_of;
+
+/// A node table: slot `i` served by a named node (`+NAME` repeats one),
+/// keys placed by Figure 1, or Memento with the `removed=K` slots, or the
+/// `weight=W` weights.
+#[pyclass(module = "jumpshard")]
+pub struct NodeTable {
+    inner: Inner,
+    text: String,
+}
+
+#[pymethods]
+impl NodeTable {
+    /// The table in the table-file text; a table the syntax refuses raises
+    /// ValueError naming the line.
+    #[new]
+    fn new(text: &str) -> PyResult<NodeTable> {
+        let inner = Inner::parse(text).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(NodeTable {
+            text: inner.to_text(),
+            inner,
+        })
+    }
+
+    /// The number of slots, removed ones included.
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Each slot's node name, in slot order.
+    #[getter]
+    fn slots(&self) -> Vec<String> {
+        (0..self.inner.len())
+            .map(|i| self.inner.slot(i).to_owned())
+            .collect()
+    }
+
+    /// The removed slots, in removal order.
+    #[getter]
+    fn removals(&self) -> Vec<u32> {
+        self.inner.removals().to_vec()
+    }
+
+    /// The slot of one 64-bit key.
+    fn bucket(&self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
+        Ok(self.inner.bucket(args::key(key)?))
+    }
+
+    /// The node serving one 64-bit key.
+    fn node(&self, key: &Bound<'_, PyAny>) -> PyResult<String> {
+        Ok(self.inner.node(args::key(key)?).to_owned())
+    }
+
+    /// The slot of every key, as a new int32 array (`slots` names them).
+    fn batch<'py>(&self, keys: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        column_of(keys, |run, out| self.inner.batch(run, out))
+    }
+
+    /// The table in the table-file text.
+    fn to_text(&self) -> String {
+        self.text.clone()
+    }
+
+    /// Pickles as its text, so that Dask workers place keys with it.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<crate::placement::Reduced<'py, (String,)>> {
+        let class = slf.get_type().into_any();
+        Ok((class, (slf.borrow().text.clone(),)))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "NodeTable(slots={}, removals={:?}, weighted={})",
+            self.inner.len(),
+            self.inner.removals(),
+            self.inner.weights().is_some()
+        )
+    }
+}
