@@ -330,6 +330,47 @@ mod parquet_files {
         );
     }
 
+    /// Files written by other tools come in every codec Parquet has:
+    /// each reads to the same keys.
+    #[test]
+    fn every_codec() {
+        use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
+
+        let d = dir();
+        let keys = keys(9, 5000);
+        let codecs = [
+            ("none", Compression::UNCOMPRESSED),
+            ("snappy", Compression::SNAPPY),
+            ("gzip", Compression::GZIP(GzipLevel::default())),
+            ("lz4", Compression::LZ4),
+            ("lz4_raw", Compression::LZ4_RAW),
+            ("zstd", Compression::ZSTD(ZstdLevel::default())),
+            ("brotli", Compression::BROTLI(BrotliLevel::default())),
+        ];
+        for (name, codec) in codecs {
+            let path = d.path().join(format!("{name}.parquet"));
+            let batch = RecordBatch::try_from_iter([("k", u64s(&keys))]).unwrap();
+            let props = WriterProperties::builder()
+                .set_max_row_group_size(2000)
+                .set_compression(codec)
+                .build();
+            let file = std::fs::File::create(&path).unwrap();
+            let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(props)).unwrap();
+            writer.write(&batch).unwrap();
+            writer.close().unwrap();
+            let o = run(&[
+                "assign",
+                "--buckets",
+                "1000",
+                path_str(&path),
+                "--column",
+                "k",
+            ]);
+            assert!(o.status.success(), "{name}: {}", stderr(&o));
+            assert!(stdout(&o) == want(&keys), "{name}: other buckets");
+        }
+    }
+
     #[test]
     fn parquet_move_lists() {
         use arrow_array::cast::AsArray;
