@@ -281,12 +281,20 @@ mod parquet_files {
             ]),
             want(&keys)
         );
-        // A directory: files in name order, positions running on.
+        // A directory with Hive partitions: files in path order, positions
+        // running on; writers' side files skipped.
         let parts = d.path().join("parts");
-        std::fs::create_dir(&parts).unwrap();
+        std::fs::create_dir_all(parts.join("p=1")).unwrap();
+        std::fs::create_dir_all(parts.join("p=2/q=x")).unwrap();
+        std::fs::create_dir_all(parts.join("_temporary")).unwrap();
         write(
-            &parts.join("b.parquet"),
-            vec![("k", u64s(&keys[10_000..]))],
+            &parts.join("p=2/q=x/c.parquet"),
+            vec![("k", u64s(&keys[20_000..]))],
+            3000,
+        );
+        write(
+            &parts.join("p=1/b.parquet"),
+            vec![("k", u64s(&keys[10_000..20_000]))],
             3000,
         );
         write(
@@ -294,7 +302,9 @@ mod parquet_files {
             vec![("k", u64s(&keys[..10_000]))],
             4096,
         );
-        std::fs::write(parts.join("README"), "not parquet").unwrap();
+        std::fs::write(parts.join("_SUCCESS"), "").unwrap();
+        std::fs::write(parts.join("p=1/.b.parquet.crc"), "crc").unwrap();
+        std::fs::write(parts.join("_temporary/x.parquet"), "partial").unwrap();
         let o = run(&[
             "reshard",
             "--from",
@@ -369,6 +379,40 @@ mod parquet_files {
             assert!(o.status.success(), "{name}: {}", stderr(&o));
             assert!(stdout(&o) == want(&keys), "{name}: other buckets");
         }
+    }
+
+    /// A dataset directory is read whole or not at all: an entry that is
+    /// neither a `.parquet` file nor a partition directory is an error
+    /// naming it, wherever it is.
+    #[test]
+    fn dataset_directories_hold_only_parquet() {
+        let d = dir();
+        let parts = d.path().join("parts");
+        std::fs::create_dir_all(parts.join("p=9")).unwrap();
+        write(&parts.join("a.parquet"), vec![("k", u64s(&[1, 2]))], 10);
+        write(&parts.join("p=9/x.parquet"), vec![("k", u64s(&[3]))], 10);
+        let args = |dir: &std::path::Path| {
+            vec![
+                "assign".to_string(),
+                "--buckets".into(),
+                "10".into(),
+                path_str(dir).into(),
+                "--column".into(),
+                "k".into(),
+            ]
+        };
+        let o = command().args(args(&parts)).output().unwrap();
+        assert_eq!(stdout(&o).lines().count(), 3, "{}", stderr(&o));
+        std::fs::write(parts.join("p=9/README"), "not parquet").unwrap();
+        let o = command().args(args(&parts)).output().unwrap();
+        assert_fails(&o, &["p=9/README", "not named *.parquet", "move it out"]);
+        std::fs::remove_file(parts.join("p=9/README")).unwrap();
+        let fifo = parts.join("p=9/pipe.parquet");
+        let c = std::ffi::CString::new(path_str(&fifo)).unwrap();
+        // SAFETY: `c` is a NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let o = command().args(args(&parts)).output().unwrap();
+        assert_fails(&o, &["pipe.parquet", "neither a file nor a directory"]);
     }
 
     #[test]
@@ -508,7 +552,7 @@ mod parquet_files {
             ),
             (
                 vec![path_str(&empty), "--column", "k"],
-                &["without any .parquet file"],
+                &["without any .parquet file", "partition subdirectories"],
             ),
             (vec!["--column", "k"], &["not standard input"]),
         ];

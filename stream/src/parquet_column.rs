@@ -1,7 +1,7 @@
 //! Keys from a uint64 or int64
-//! column (int64 bits read as uint64) of a Parquet file, or of every
-//! `*.parquet` file of a directory in name order, positions running on
-//! from file to file.
+//! column (int64 bits read as uint64) of a Parquet file, or of every file
+//! of a dataset directory (`crate::dataset`: partition subdirectories
+//! too, in path order), positions running on from file to file.
 //!
 //! Each row group is cut into pieces of at most [`PIECE_ROWS`] rows that
 //! workers read on their own, in parallel, decoding only the key column:
@@ -41,8 +41,8 @@ thread_local! {
     static LEVELS: RefCell<Vec<i16>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The keys of `column` in the Parquet file at `path`, or in every
-/// `*.parquet` file of the directory at `path`.
+/// The keys of `column` in the Parquet file at `path`, or in every file
+/// of the dataset directory at `path`.
 pub(crate) fn open(path: &Path, column: &str) -> Result<Input, Error> {
     let name = path.display().to_string();
     let meta = std::fs::metadata(path).map_err(|source| Error::Open {
@@ -50,24 +50,7 @@ pub(crate) fn open(path: &Path, column: &str) -> Result<Input, Error> {
         source,
     })?;
     let files = if meta.is_dir() {
-        let read = |source| Error::Read {
-            name: name.clone(),
-            source,
-        };
-        let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(read)?
-            .map(|entry| entry.map(|e| e.path()))
-            .collect::<Result<_, _>>()
-            .map_err(read)?;
-        files.retain(|f| f.extension().is_some_and(|e| e == "parquet") && f.is_file());
-        files.sort();
-        if files.is_empty() {
-            return Err(Error::BadParquet {
-                name,
-                why: "a directory without any .parquet file".into(),
-            });
-        }
-        files
+        crate::dataset::dataset_files(path)?
     } else {
         vec![path.to_path_buf()]
     };
