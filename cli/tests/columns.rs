@@ -174,6 +174,113 @@ fn bad_csv_is_named_by_line() {
     assert_fails(&o, &["--generate"]);
 }
 
+/// A CSV header line never costs a key nor picks a column by a guess: a
+/// header field that is a key (a file without a header line), an index
+/// that is also another column's name, and a name two columns have are
+/// refused, each with the way out.
+#[test]
+fn csv_header_ambiguities() {
+    let d = dir();
+    let write = |name: &str, text: &str| {
+        let path = d.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let bare = write("bare.csv", "17,3\n18,4\n");
+    let numbered = write("numbered.csv", "id,0\n5,6\n");
+    let twice = write("twice.csv", "k,x,k\n1,2,3\n");
+    let fine = write("fine.csv", "k,0\n1,2\n");
+    let out = d.path().join("out");
+    std::fs::write(&out, "precious").unwrap();
+    let before = listing(d.path());
+    let cases: [(&std::path::Path, &str, &[&str]); 5] = [
+        (
+            &bare,
+            "0",
+            &[
+                "bare.csv line 1",
+                "field in the key column 0 is 17",
+                "--no-header",
+            ],
+        ),
+        (&bare, "1", &["column 1 is 3", "--no-header"]),
+        (
+            &numbered,
+            "0",
+            &[
+                "--column 0 is ambiguous",
+                "column 1, named \"0\"",
+                "--column \"id\"",
+            ],
+        ),
+        (
+            &twice,
+            "k",
+            &[
+                "twice.csv",
+                "--column \"k\" names 2 columns",
+                "indexes 0 and 2",
+            ],
+        ),
+        (
+            &fine,
+            "1",
+            &["field in the key column 1 is 0", "--no-header"],
+        ),
+    ];
+    for (file, column, words) in cases {
+        let o = run(&[
+            "assign",
+            "--buckets",
+            "10",
+            path_str(file),
+            "--key-format",
+            "csv",
+            "--column",
+            column,
+            "--output",
+            path_str(&out),
+        ]);
+        assert_fails(&o, words);
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious");
+        assert_eq!(listing(d.path()), before);
+    }
+    // The ways out: --no-header reads every line; a name or an index that
+    // is not ambiguous picks its column.
+    let n = jumpshard::BucketCount::new(10).unwrap();
+    let buckets = |keys: &[u64]| -> String {
+        keys.iter()
+            .map(|&k| format!("{}\n", jumpshard::bucket(k, n)))
+            .collect()
+    };
+    let ok = |args: &[&str]| {
+        let mut all = vec!["assign", "--buckets", "10", "--key-format", "csv"];
+        all.extend(args);
+        let o = run(&all);
+        assert_ok(&o);
+        stdout(&o)
+    };
+    assert_eq!(
+        ok(&[path_str(&bare), "--column", "0", "--no-header"]),
+        buckets(&[17, 18])
+    );
+    assert_eq!(ok(&[path_str(&numbered), "--column", "id"]), buckets(&[5]));
+    assert_eq!(ok(&[path_str(&twice), "--column", "2"]), buckets(&[3]));
+    assert_eq!(ok(&[path_str(&twice), "--column", "x"]), buckets(&[2]));
+    // Column 0 is also named "k": the index and the name agree.
+    let same = write("same.csv", "0,k\n7,8\n");
+    let o = run(&[
+        "assign",
+        "--buckets",
+        "10",
+        path_str(&same),
+        "--column",
+        "0",
+    ]);
+    assert_fails(&o, &["field in the key column 0 is 0"]);
+    assert_eq!(ok(&[path_str(&fine), "--column", "k"]), buckets(&[1]));
+}
+
 #[test]
 fn hash_seeds_for_byte_keys() {
     let lines = "alice\nbob\ncarol\n";
