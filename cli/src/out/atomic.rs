@@ -2,8 +2,13 @@
 //! the destination's directory (so that the final rename stays on one file
 //! system), which is synced and renamed over the destination only once all
 //! of it is written. On any error, or if the command stops early, the
-//! temporary file is removed when dropped and the destination is untouched;
-//! a terminating signal removes it too (see `crate::out::signals`).
+//! destination is untouched and the temporary file is gone.
+//!
+//! On Linux the temporary file is unnamed (`crate::out::unnamed`), so that
+//! nothing is left even when the process is killed outright; elsewhere, or
+//! where the file system cannot make one, it is a named
+//! `.jumpshard-*.tmp`, removed when dropped and by a terminating signal
+//! (see `crate::out::signals`), though not by SIGKILL.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -16,14 +21,25 @@ use crate::out::signals::{remove_on_signal, RemoveOnSignal};
 /// An output file in the making.
 pub struct AtomicFile {
     file: BufWriter<File>,
-    /// Removes the temporary file when dropped, unless persisted.
-    temp: TempPath,
+    /// The temporary file, until it becomes the destination.
+    temp: Temp,
     /// Where the file goes.
     path: PathBuf,
     /// The destination as the user named it, for messages.
     name: String,
-    /// Removes the temporary file on SIGINT, SIGTERM or SIGHUP.
-    on_signal: RemoveOnSignal,
+}
+
+/// What the output is written to until it is complete.
+enum Temp {
+    /// A file without a name in `dir`, the destination's directory.
+    #[cfg(target_os = "linux")]
+    Unnamed { dir: PathBuf },
+    /// A named file, removed when dropped unless persisted, and on SIGINT,
+    /// SIGTERM or SIGHUP while `on_signal` lives.
+    Named {
+        path: TempPath,
+        on_signal: RemoveOnSignal,
+    },
 }
 
 impl AtomicFile {
@@ -63,32 +79,38 @@ impl AtomicFile {
             Some(dir) if !dir.as_os_str().is_empty() => dir,
             _ => Path::new("."),
         };
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".jumpshard-").suffix(".tmp");
-        // A temporary file is private by default; the output gets the usual
-        // mode, less the umask.
-        #[cfg(unix)]
-        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-        let (file, temp) = builder
-            .tempfile_in(dir)
-            .map_err(|e| {
-                format!(
-                    "cannot write {name}: cannot create a file in {}: {}",
-                    dir.display(),
-                    without_temp_name(&e)
-                )
-            })?
-            .into_parts();
+        let cannot_create = |e: &io::Error| {
+            format!(
+                "cannot write {name}: cannot create a file in {}: {}",
+                dir.display(),
+                without_temp_name(e)
+            )
+        };
+        let (file, temp) = match unnamed(dir).map_err(|e| cannot_create(&e))? {
+            Some(unnamed) => unnamed,
+            None => {
+                let mut builder = tempfile::Builder::new();
+                builder.prefix(".jumpshard-").suffix(".tmp");
+                // A temporary file is private by default; the output gets
+                // the usual mode, less the umask.
+                #[cfg(unix)]
+                builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+                let (file, path) = builder
+                    .tempfile_in(dir)
+                    .map_err(|e| cannot_create(&e))?
+                    .into_parts();
+                let on_signal = remove_on_signal(&path, &name)?;
+                (file, Temp::Named { path, on_signal })
+            }
+        };
         if let Some(meta) = existing {
             keep_mode_and_owner(&file, &meta).map_err(|e| format!("cannot write {name}: {e}"))?;
         }
-        let on_signal = remove_on_signal(&temp);
         Ok(AtomicFile {
             file: BufWriter::with_capacity(1 << 20, file),
             temp,
             path,
             name,
-            on_signal,
         })
     }
 
@@ -116,21 +138,51 @@ impl AtomicFile {
             temp,
             path,
             name,
-            on_signal,
         } = self;
-        drop(file); // closed before the rename
-        let persisted = temp
-            .persist(&path)
-            .map_err(|e| format!("cannot write {name}: {}", e.error));
-        // Only now: a signal after the rename finds nothing to remove,
-        // while one before it must still remove the temporary file.
-        drop(on_signal);
-        persisted
+        match temp {
+            #[cfg(target_os = "linux")]
+            Temp::Unnamed { dir } => {
+                // Named while still open: closing first would free it.
+                let file = file
+                    .into_inner()
+                    .map_err(|e| format!("cannot write {name}: {}", e.error()))?;
+                crate::out::unnamed::commit(&file, &dir, &path, &name)
+            }
+            Temp::Named {
+                path: temp,
+                on_signal,
+            } => {
+                drop(file); // closed before the rename
+                let persisted = temp
+                    .persist(&path)
+                    .map_err(|e| format!("cannot write {name}: {}", e.error));
+                // Only now: a signal after the rename finds nothing to
+                // remove, while one before it must still remove the
+                // temporary file.
+                drop(on_signal);
+                persisted
+            }
+        }
     }
 
     fn error(&self, e: io::Error) -> String {
         format!("cannot write {}: {e}", self.name)
     }
+}
+
+/// An unnamed temporary file in `dir`, where one can be made.
+#[cfg(target_os = "linux")]
+fn unnamed(dir: &Path) -> io::Result<Option<(File, Temp)>> {
+    let file = crate::out::unnamed::create(dir)?;
+    Ok(file.map(|file| {
+        let dir = dir.to_path_buf();
+        (file, Temp::Unnamed { dir })
+    }))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn unnamed(_dir: &Path) -> io::Result<Option<(File, Temp)>> {
+    Ok(None)
 }
 
 /// Where `path` leads through any symbolic links: the first path that is

@@ -8,3 +8,5 @@ pub mod destination;
 pub mod progress;
 pub mod signals;
 pub mod stdout;
+#[cfg(target_os = "linux")]
+pub mod unnamed;
