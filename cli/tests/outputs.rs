@@ -233,3 +233,70 @@ fn a_dangling_symbolic_link_is_written_through() {
         &["symbolic links"],
     );
 }
+
+/// `--plot` and `remove --write-table` take a device or a FIFO as
+/// `--output` does: written directly, never replaced.
+#[test]
+fn plots_and_tables_go_to_devices_and_fifos() {
+    let d = dir();
+    let old = table(d.path(), "old", "a\nb\nc\n");
+    let new = table(d.path(), "new", "a\nb\nc\nd\n");
+    let o = run(&[
+        "reshard",
+        "--from-nodes",
+        path_str(&old),
+        "--to-nodes",
+        path_str(&new),
+        "--generate",
+        "1000",
+        "--plot",
+        "/dev/null",
+        "--output",
+        "/dev/null",
+    ]);
+    assert_ok(&o);
+    let o = run(&[
+        "remove",
+        "--from-nodes",
+        path_str(&old),
+        "--node",
+        "b",
+        "--generate",
+        "1000",
+        "--plot",
+        "/dev/null",
+        "--write-table",
+        "/dev/null",
+    ]);
+    assert_ok(&o);
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+    let fifo = d.path().join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    let o = run(&[
+        "remove",
+        "--from-nodes",
+        path_str(&old),
+        "--node",
+        "b",
+        "--generate",
+        "1000",
+        "--write-table",
+        path_str(&fifo),
+        "--choose",
+        "swap",
+    ]);
+    assert_ok(&o);
+    assert_eq!(reader.join().unwrap(), b"a\nc\n");
+    assert_eq!(listing(d.path()), ["fifo", "new", "old"]);
+}

@@ -9,6 +9,11 @@
 //! where the file system cannot make one, it is a named
 //! `.jumpshard-*.tmp`, removed when dropped and by a terminating signal
 //! (see `crate::out::signals`), though not by SIGKILL.
+//!
+//! A FIFO or a character device (`/dev/null`, which users reach for when
+//! timing a run) is written directly instead: there is nothing to replace
+//! atomically, and renaming over it would replace the device. A FIFO is
+//! opened as it is, waiting for its reader.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -31,6 +36,8 @@ pub struct AtomicFile {
 
 /// What the output is written to until it is complete.
 enum Temp {
+    /// The destination itself, a FIFO or character device.
+    Direct,
     /// A file without a name in `dir`, the destination's directory.
     #[cfg(target_os = "linux")]
     Unnamed { dir: PathBuf },
@@ -43,9 +50,9 @@ enum Temp {
 }
 
 impl AtomicFile {
-    /// Starts writing what will become `path`. An existing `path` must be
-    /// a regular file (renaming over a device such as /dev/null would
-    /// replace the device) that the user may write (a read-only file, or
+    /// Starts writing what will become `path`. An existing `path` that is
+    /// a FIFO or a character device is written directly; otherwise it must
+    /// be a regular file that the user may write (a read-only file, or
     /// one owned by someone else, is not replaced behind its owner's back);
     /// the replacement keeps its mode (and its owner, where allowed).
     /// Behind symbolic links, even one whose target does not exist yet, the
@@ -57,10 +64,22 @@ impl AtomicFile {
             Ok(meta) if meta.is_dir() => {
                 return Err(format!("cannot write {name}: it is a directory"));
             }
+            Ok(meta) if is_direct(&meta) => {
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .map_err(|e| format!("cannot write {name}: {e}"))?;
+                return Ok(AtomicFile {
+                    file: BufWriter::with_capacity(1 << 20, file),
+                    temp: Temp::Direct,
+                    path,
+                    name,
+                });
+            }
             Ok(meta) if !meta.is_file() => {
                 return Err(format!(
-                    "cannot write {name}: it is not a regular file, and the output \
-                     is renamed into place, which would replace it"
+                    "cannot write {name}: it is neither a regular file nor a FIFO or \
+                     character device"
                 ));
             }
             Ok(meta) => {
@@ -129,10 +148,13 @@ impl AtomicFile {
         &mut self.file
     }
 
-    /// Flushes, syncs and renames the file into place.
+    /// Flushes, syncs and renames the file into place (a FIFO or device:
+    /// flushes).
     pub fn commit(mut self) -> Result<(), String> {
         self.file.flush().map_err(|e| self.error(e))?;
-        self.file.get_ref().sync_all().map_err(|e| self.error(e))?;
+        if !matches!(self.temp, Temp::Direct) {
+            self.file.get_ref().sync_all().map_err(|e| self.error(e))?;
+        }
         let AtomicFile {
             file,
             temp,
@@ -140,6 +162,7 @@ impl AtomicFile {
             name,
         } = self;
         match temp {
+            Temp::Direct => Ok(()),
             #[cfg(target_os = "linux")]
             Temp::Unnamed { dir } => {
                 // Named while still open: closing first would free it.
@@ -167,6 +190,21 @@ impl AtomicFile {
 
     fn error(&self, e: io::Error) -> String {
         format!("cannot write {}: {e}", self.name)
+    }
+}
+
+/// Whether `meta` is a FIFO or a character device, written directly.
+pub fn is_direct(meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = meta.file_type();
+        kind.is_fifo() || kind.is_char_device()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
     }
 }
 

@@ -1,17 +1,14 @@
 //! Where a command's output file goes, as `--output` names it:
 //!
 //! - `-`: standard output (see `crate::out::stdout`);
-//! - a FIFO or a character device (`/dev/null`, which users reach for when
-//!   timing a run): written directly, since there is nothing to replace
-//!   atomically, and opened as it is (a FIFO waits for its reader);
-//! - anything else: a regular file written atomically (`crate::out::atomic`),
-//!   never the input itself.
+//! - anything else: a file written atomically, or a FIFO or character
+//!   device written directly (`crate::out::atomic`), never the input
+//!   itself.
 
-use std::fs::{File, OpenOptions};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::Path;
 
-use crate::out::atomic::AtomicFile;
+use crate::out::atomic::{is_direct, AtomicFile};
 use crate::out::stdout::Stdout;
 
 /// A file's identity: its device and inode, the same through every link.
@@ -44,9 +41,7 @@ impl FileId {
 pub enum Output {
     /// Standard output.
     Stdout(Stdout),
-    /// A FIFO or character device, with its name for messages.
-    Direct(BufWriter<File>, String),
-    /// A regular file, renamed into place once complete.
+    /// A file, renamed into place once complete (or a FIFO or device).
     Atomic(AtomicFile),
 }
 
@@ -59,17 +54,7 @@ impl Output {
         }
         let name = path.display().to_string();
         if let Ok(meta) = std::fs::metadata(path) {
-            if direct(&meta) {
-                let file = OpenOptions::new()
-                    .write(true)
-                    .open(path)
-                    .map_err(|e| format!("cannot write {name}: {e}"))?;
-                return Ok(Output::Direct(
-                    BufWriter::with_capacity(1 << 20, file),
-                    name,
-                ));
-            }
-            if input.is_some() && FileId::of(&meta) == input {
+            if input.is_some() && !is_direct(&meta) && FileId::of(&meta) == input {
                 return Err(format!(
                     "cannot write {name}: it is the input file, which the output would replace"
                 ));
@@ -82,7 +67,6 @@ impl Output {
     pub fn name(&self) -> &str {
         match self {
             Output::Stdout(_) => "standard output",
-            Output::Direct(_, name) => name,
             Output::Atomic(file) => file.name(),
         }
     }
@@ -96,9 +80,6 @@ impl Output {
     pub fn write_all(&mut self, bytes: &[u8]) -> Result<(), String> {
         match self {
             Output::Stdout(out) => out.write_all(bytes),
-            Output::Direct(file, name) => file
-                .write_all(bytes)
-                .map_err(|e| format!("cannot write {name}: {e}")),
             Output::Atomic(file) => file.write_all(bytes),
         }
     }
@@ -108,9 +89,6 @@ impl Output {
     pub fn commit(self) -> Result<(), String> {
         match self {
             Output::Stdout(out) => out.finish(),
-            Output::Direct(mut file, name) => file
-                .flush()
-                .map_err(|e| format!("cannot write {name}: {e}")),
             Output::Atomic(file) => file.commit(),
         }
     }
@@ -122,7 +100,6 @@ impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Output::Stdout(out) => out.writer().write(buf),
-            Output::Direct(file, _) => file.write(buf),
             Output::Atomic(file) => file.writer().write(buf),
         }
     }
@@ -130,23 +107,7 @@ impl Write for Output {
     fn flush(&mut self) -> io::Result<()> {
         match self {
             Output::Stdout(out) => out.writer().flush(),
-            Output::Direct(file, _) => file.flush(),
             Output::Atomic(file) => file.writer().flush(),
         }
-    }
-}
-
-/// Whether `meta` is a FIFO or a character device.
-fn direct(meta: &std::fs::Metadata) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let kind = meta.file_type();
-        kind.is_fifo() || kind.is_char_device()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        false
     }
 }
