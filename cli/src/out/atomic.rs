@@ -78,12 +78,12 @@ impl AtomicFile {
             }
             Ok(meta) if !meta.is_file() => {
                 return Err(format!(
-                    "cannot write {name}: it is neither a regular file nor a FIFO or \
+                    "cannot write {name}: it is not a regular file, a FIFO or a \
                      character device"
                 ));
             }
             Ok(meta) => {
-                if !may_write(&path) {
+                if !may_access(&path, false) {
                     return Err(format!(
                         "cannot write {name}: permission denied (the file exists and \
                          you may not write it, so it is not replaced)"
@@ -225,7 +225,7 @@ fn unnamed(_dir: &Path) -> io::Result<Option<(File, Temp)>> {
 
 /// Where `path` leads through any symbolic links: the first path that is
 /// not a link, whether it exists or not.
-fn follow_links(path: &Path) -> io::Result<PathBuf> {
+pub fn follow_links(path: &Path) -> io::Result<PathBuf> {
     let mut path = path.to_path_buf();
     // As many links as Linux follows (ELOOP past that).
     for _ in 0..40 {
@@ -245,10 +245,11 @@ fn follow_links(path: &Path) -> io::Result<PathBuf> {
     Err(io::Error::other("too many levels of symbolic links"))
 }
 
-/// Whether the user may write the existing file at `path`, by the kernel's
-/// own check for the effective user (root may write anything).
+/// Whether the user may write the existing file at `path` (with `dir`,
+/// the directory at `path`: create and rename files in it), by the
+/// kernel's own check for the effective user (root may write anything).
 #[cfg(unix)]
-fn may_write(path: &Path) -> bool {
+pub fn may_access(path: &Path, dir: bool) -> bool {
     use std::os::unix::ffi::OsStrExt;
 
     let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
@@ -260,14 +261,18 @@ fn may_write(path: &Path) -> bool {
         libc::faccessat(
             libc::AT_FDCWD,
             c_path.as_ptr(),
-            libc::W_OK,
+            if dir {
+                libc::W_OK | libc::X_OK
+            } else {
+                libc::W_OK
+            },
             libc::AT_EACCESS,
         ) == 0
     }
 }
 
 #[cfg(not(unix))]
-fn may_write(path: &Path) -> bool {
+pub fn may_access(path: &Path, _dir: bool) -> bool {
     std::fs::metadata(path).is_ok_and(|m| !m.permissions().readonly())
 }
 

@@ -8,34 +8,9 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use crate::out::atomic::{is_direct, AtomicFile};
+use crate::out::atomic::AtomicFile;
+use crate::out::clash::{self, InputFiles};
 use crate::out::stdout::Stdout;
-
-/// A file's identity: its device and inode, the same through every link.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FileId {
-    dev: u64,
-    ino: u64,
-}
-
-impl FileId {
-    /// The identity of the file `meta` describes (None off Unix).
-    pub fn of(meta: &std::fs::Metadata) -> Option<FileId> {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::MetadataExt;
-            Some(FileId {
-                dev: meta.dev(),
-                ino: meta.ino(),
-            })
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = meta;
-            None
-        }
-    }
-}
 
 /// An output in the making.
 pub enum Output {
@@ -46,20 +21,13 @@ pub enum Output {
 }
 
 impl Output {
-    /// Starts writing to `path` (`-` for standard output). `input` is the
-    /// identity of the input file, if any, which the output must not be.
-    pub fn create(path: &Path, input: Option<FileId>) -> Result<Output, String> {
+    /// Starts writing to `path` (`-` for standard output), which must not
+    /// be one of `inputs` (see `crate::out::clash`).
+    pub fn create(path: &Path, inputs: InputFiles) -> Result<Output, String> {
         if path.as_os_str() == "-" {
             return Stdout::open().map(Output::Stdout);
         }
-        let name = path.display().to_string();
-        if let Ok(meta) = std::fs::metadata(path) {
-            if input.is_some() && !is_direct(&meta) && FileId::of(&meta) == input {
-                return Err(format!(
-                    "cannot write {name}: it is the input file, which the output would replace"
-                ));
-            }
-        }
+        clash::check(&[("--output", Some(path))], &inputs)?;
         AtomicFile::create(path).map(Output::Atomic)
     }
 

@@ -4,6 +4,7 @@
 //! and the progress bar on standard error.
 
 pub mod atomic;
+pub mod clash;
 pub mod destination;
 pub mod progress;
 pub mod signals;
