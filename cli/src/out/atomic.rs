@@ -102,25 +102,15 @@ impl AtomicFile {
             format!(
                 "cannot write {name}: cannot create a file in {}: {}",
                 dir.display(),
-                without_temp_name(e)
+                e
             )
         };
         let (file, temp) = match unnamed(dir).map_err(|e| cannot_create(&e))? {
             Some(unnamed) => unnamed,
-            None => {
-                let mut builder = tempfile::Builder::new();
-                builder.prefix(".jumpshard-").suffix(".tmp");
-                // A temporary file is private by default; the output gets
-                // the usual mode, less the umask.
-                #[cfg(unix)]
-                builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-                let (file, path) = builder
-                    .tempfile_in(dir)
-                    .map_err(|e| cannot_create(&e))?
-                    .into_parts();
-                let on_signal = remove_on_signal(&path, &name)?;
-                (file, Temp::Named { path, on_signal })
-            }
+            None => named(dir, &name).map_err(|e| match e {
+                Named::Io(e) => cannot_create(&e),
+                Named::Signal(message) => message,
+            })?,
         };
         if let Some(meta) = existing {
             keep_mode_and_owner(&file, &meta).map_err(|e| format!("cannot write {name}: {e}"))?;
@@ -190,6 +180,41 @@ impl AtomicFile {
 
     fn error(&self, e: io::Error) -> String {
         format!("cannot write {}: {e}", self.name)
+    }
+}
+
+/// Why a named temporary file could not be made.
+enum Named {
+    /// Creating it failed.
+    Io(io::Error),
+    /// Registering it for removal on a signal failed (the message).
+    Signal(String),
+}
+
+/// A new named temporary file in `dir` for the output `name`, registered
+/// for removal on a signal before it exists.
+fn named(dir: &Path, name: &str) -> Result<(File, Temp), Named> {
+    loop {
+        let path = crate::out::temp_name::fresh_name(dir);
+        let on_signal = remove_on_signal(&path, name).map_err(Named::Signal)?;
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        // The usual mode, less the umask.
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o666);
+        match options.open(&path) {
+            Ok(file) => match TempPath::try_from_path(&path) {
+                Ok(path) => return Ok((file, Temp::Named { path, on_signal })),
+                Err(e) => {
+                    let _ = std::fs::remove_file(&path);
+                    return Err(Named::Io(e));
+                }
+            },
+            // Another file has the name (left by an earlier process of the
+            // same id): another name.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(Named::Io(e)),
+        }
     }
 }
 
@@ -292,14 +317,4 @@ fn keep_mode_and_owner(file: &File, old: &std::fs::Metadata) -> io::Result<()> {
 #[cfg(not(unix))]
 fn keep_mode_and_owner(file: &File, old: &std::fs::Metadata) -> io::Result<()> {
     file.set_permissions(old.permissions())
-}
-
-/// The error without the temporary file's name, which `tempfile` appends
-/// but which means nothing to the user: the file never came to be.
-fn without_temp_name(e: &io::Error) -> String {
-    let text = e.to_string();
-    match text.rfind(" at path \"") {
-        Some(end) => text[..end].to_string(),
-        None => text,
-    }
 }

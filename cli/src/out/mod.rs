@@ -9,5 +9,6 @@ pub mod destination;
 pub mod progress;
 pub mod signals;
 pub mod stdout;
+pub mod temp_name;
 #[cfg(target_os = "linux")]
 pub mod unnamed;

@@ -17,10 +17,10 @@ use std::io;
 use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
 
 use crate::out::signals::remove_on_signal;
+use crate::out::temp_name::fresh_name;
 
 /// An unnamed file in `dir`, open for writing, with the usual mode less
 /// the umask; `None` where unnamed files cannot be made or named there.
@@ -83,19 +83,4 @@ pub fn commit(file: &File, dir: &Path, path: &Path, name: &str) -> Result<(), St
     // Only now: a signal before the rename must still find the name.
     drop(on_signal);
     renamed.map_err(error)
-}
-
-/// A name in `dir` that no other file has: the process id and a count
-/// tell this process's files apart, the time those of an earlier process
-/// that had the same id.
-fn fresh_name(dir: &Path) -> PathBuf {
-    static COUNT: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    dir.join(format!(
-        ".jumpshard-{}-{}-{nanos:x}.tmp",
-        std::process::id(),
-        COUNT.fetch_add(1, Ordering::Relaxed)
-    ))
 }
