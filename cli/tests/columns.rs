@@ -522,6 +522,37 @@ mod parquet_files {
         assert_fails(&o, &["pipe.parquet", "neither a file nor a directory"]);
     }
 
+    /// A file on which the parquet crate itself panics (found by fuzzing,
+    /// kept as a seed of `fuzz/seeds/parquet_input`): an error naming the
+    /// file, exit status 1, never an abort.
+    #[test]
+    fn a_corrupt_file_is_an_error() {
+        let seeds =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds/parquet_input");
+        let name = "reader-panics";
+        let o = command()
+            .args([
+                "assign",
+                "--buckets",
+                "3",
+                "--key-format",
+                "parquet",
+                "--column",
+                "k",
+            ])
+            .arg(seeds.join(name))
+            .env("RUST_BACKTRACE", "0")
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let last = stderr(&o).lines().last().unwrap_or_default().to_owned();
+        assert!(last.starts_with("jumpshard: "), "{last}");
+        assert!(
+            last.contains(name) && last.contains("not a readable Parquet file"),
+            "{last}"
+        );
+    }
+
     #[test]
     fn parquet_move_lists() {
         use arrow_array::cast::AsArray;
