@@ -18,14 +18,14 @@ use crate::out::atomic::{follow_links, is_direct, may_access};
 
 /// A file's identity: its device and inode, the same through every link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FileId {
+struct FileId {
     dev: u64,
     ino: u64,
 }
 
 impl FileId {
     /// The identity of the file `meta` describes (None off Unix).
-    pub fn of(meta: &std::fs::Metadata) -> Option<FileId> {
+    fn of(meta: &std::fs::Metadata) -> Option<FileId> {
         #[cfg(unix)]
         {
             use std::os::unix::fs::MetadataExt;
