@@ -99,7 +99,7 @@ check-symbols:
 	capi/install/check-symbols target/release/libjumpshard.so
 
 # Every fuzz target for FUZZ_SECONDS each (10 minutes by default; CI runs
-# 20 s each through the same script). Needs nightly and cargo-fuzz, which
+# 15 s each through the same script). Needs nightly and cargo-fuzz, which
 # .ci/fuzz installs if missing.
 FUZZ_SECONDS ?= 600
 fuzz:

@@ -11,7 +11,7 @@ use jumpshard_stream::reshard::Workers;
 use jumpshard_stream::sequential::DEFAULT_MAX_LINE_BYTES;
 use jumpshard_stream::{pipeline, KeyFormat, KeyOptions};
 
-use crate::out::destination::FileId;
+use crate::out::clash::InputFiles;
 
 /// How the input's keys are written (`--key-format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -115,17 +115,27 @@ impl InputArgs {
         }
     }
 
-    /// The identity of the input file (a named file, or a file on standard
-    /// input), which no output may replace; `None` for generated keys.
-    pub fn file_id(&self) -> Option<FileId> {
+    /// The files the input reads, which no output may replace: the key
+    /// file (also a file on standard input), or a Parquet dataset
+    /// directory and each of its files; none for generated keys.
+    pub fn file_id(&self) -> InputFiles {
+        let mut files = InputFiles::default();
         if self.generate.is_some() {
-            return None;
+            return files;
         }
-        let meta = match self.input.as_deref() {
-            Some(path) if path.as_os_str() != "-" => std::fs::metadata(path).ok()?,
-            _ => stdin_metadata()?,
-        };
-        FileId::of(&meta)
+        match self.input.as_deref().filter(|p| p.as_os_str() != "-") {
+            Some(path) => match std::fs::metadata(path) {
+                Ok(meta) if meta.is_dir() => files.add_dataset(path),
+                Ok(meta) => files.add(format!("the input file {}", path.display()), &meta),
+                Err(_) => {}
+            },
+            None => {
+                if let Some(meta) = stdin_metadata() {
+                    files.add("the input file (on standard input)".into(), &meta);
+                }
+            }
+        }
+        files
     }
 }
 

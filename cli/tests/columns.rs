@@ -174,6 +174,113 @@ fn bad_csv_is_named_by_line() {
     assert_fails(&o, &["--generate"]);
 }
 
+/// A CSV header line never costs a key nor picks a column by a guess: a
+/// header field that is a key (a file without a header line), an index
+/// that is also another column's name, and a name two columns have are
+/// refused, each with the way out.
+#[test]
+fn csv_header_ambiguities() {
+    let d = dir();
+    let write = |name: &str, text: &str| {
+        let path = d.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let bare = write("bare.csv", "17,3\n18,4\n");
+    let numbered = write("numbered.csv", "id,0\n5,6\n");
+    let twice = write("twice.csv", "k,x,k\n1,2,3\n");
+    let fine = write("fine.csv", "k,0\n1,2\n");
+    let out = d.path().join("out");
+    std::fs::write(&out, "precious").unwrap();
+    let before = listing(d.path());
+    let cases: [(&std::path::Path, &str, &[&str]); 5] = [
+        (
+            &bare,
+            "0",
+            &[
+                "bare.csv line 1",
+                "field in the key column 0 is 17",
+                "--no-header",
+            ],
+        ),
+        (&bare, "1", &["column 1 is 3", "--no-header"]),
+        (
+            &numbered,
+            "0",
+            &[
+                "--column 0 is ambiguous",
+                "column 1, named \"0\"",
+                "--column \"id\"",
+            ],
+        ),
+        (
+            &twice,
+            "k",
+            &[
+                "twice.csv",
+                "--column \"k\" names 2 columns",
+                "indexes 0 and 2",
+            ],
+        ),
+        (
+            &fine,
+            "1",
+            &["field in the key column 1 is 0", "--no-header"],
+        ),
+    ];
+    for (file, column, words) in cases {
+        let o = run(&[
+            "assign",
+            "--buckets",
+            "10",
+            path_str(file),
+            "--key-format",
+            "csv",
+            "--column",
+            column,
+            "--output",
+            path_str(&out),
+        ]);
+        assert_fails(&o, words);
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious");
+        assert_eq!(listing(d.path()), before);
+    }
+    // The ways out: --no-header reads every line; a name or an index that
+    // is not ambiguous picks its column.
+    let n = jumpshard::BucketCount::new(10).unwrap();
+    let buckets = |keys: &[u64]| -> String {
+        keys.iter()
+            .map(|&k| format!("{}\n", jumpshard::bucket(k, n)))
+            .collect()
+    };
+    let ok = |args: &[&str]| {
+        let mut all = vec!["assign", "--buckets", "10", "--key-format", "csv"];
+        all.extend(args);
+        let o = run(&all);
+        assert_ok(&o);
+        stdout(&o)
+    };
+    assert_eq!(
+        ok(&[path_str(&bare), "--column", "0", "--no-header"]),
+        buckets(&[17, 18])
+    );
+    assert_eq!(ok(&[path_str(&numbered), "--column", "id"]), buckets(&[5]));
+    assert_eq!(ok(&[path_str(&twice), "--column", "2"]), buckets(&[3]));
+    assert_eq!(ok(&[path_str(&twice), "--column", "x"]), buckets(&[2]));
+    // Column 0 is also named "k": the index and the name agree.
+    let same = write("same.csv", "0,k\n7,8\n");
+    let o = run(&[
+        "assign",
+        "--buckets",
+        "10",
+        path_str(&same),
+        "--column",
+        "0",
+    ]);
+    assert_fails(&o, &["field in the key column 0 is 0"]);
+    assert_eq!(ok(&[path_str(&fine), "--column", "k"]), buckets(&[1]));
+}
+
 #[test]
 fn hash_seeds_for_byte_keys() {
     let lines = "alice\nbob\ncarol\n";
@@ -281,12 +388,20 @@ mod parquet_files {
             ]),
             want(&keys)
         );
-        // A directory: files in name order, positions running on.
+        // A directory with Hive partitions: files in path order, positions
+        // running on; writers' side files skipped.
         let parts = d.path().join("parts");
-        std::fs::create_dir(&parts).unwrap();
+        std::fs::create_dir_all(parts.join("p=1")).unwrap();
+        std::fs::create_dir_all(parts.join("p=2/q=x")).unwrap();
+        std::fs::create_dir_all(parts.join("_temporary")).unwrap();
         write(
-            &parts.join("b.parquet"),
-            vec![("k", u64s(&keys[10_000..]))],
+            &parts.join("p=2/q=x/c.parquet"),
+            vec![("k", u64s(&keys[20_000..]))],
+            3000,
+        );
+        write(
+            &parts.join("p=1/b.parquet"),
+            vec![("k", u64s(&keys[10_000..20_000]))],
             3000,
         );
         write(
@@ -294,7 +409,9 @@ mod parquet_files {
             vec![("k", u64s(&keys[..10_000]))],
             4096,
         );
-        std::fs::write(parts.join("README"), "not parquet").unwrap();
+        std::fs::write(parts.join("_SUCCESS"), "").unwrap();
+        std::fs::write(parts.join("p=1/.b.parquet.crc"), "crc").unwrap();
+        std::fs::write(parts.join("_temporary/x.parquet"), "partial").unwrap();
         let o = run(&[
             "reshard",
             "--from",
@@ -327,6 +444,112 @@ mod parquet_files {
         assert_eq!(
             std::fs::read(d.path().join("m.csv")).unwrap(),
             std::fs::read(d.path().join("w.csv")).unwrap()
+        );
+    }
+
+    /// Files written by other tools come in every codec Parquet has:
+    /// each reads to the same keys.
+    #[test]
+    fn every_codec() {
+        use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
+
+        let d = dir();
+        let keys = keys(9, 5000);
+        let codecs = [
+            ("none", Compression::UNCOMPRESSED),
+            ("snappy", Compression::SNAPPY),
+            ("gzip", Compression::GZIP(GzipLevel::default())),
+            ("lz4", Compression::LZ4),
+            ("lz4_raw", Compression::LZ4_RAW),
+            ("zstd", Compression::ZSTD(ZstdLevel::default())),
+            ("brotli", Compression::BROTLI(BrotliLevel::default())),
+        ];
+        for (name, codec) in codecs {
+            let path = d.path().join(format!("{name}.parquet"));
+            let batch = RecordBatch::try_from_iter([("k", u64s(&keys))]).unwrap();
+            let props = WriterProperties::builder()
+                .set_max_row_group_size(2000)
+                .set_compression(codec)
+                .build();
+            let file = std::fs::File::create(&path).unwrap();
+            let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(props)).unwrap();
+            writer.write(&batch).unwrap();
+            writer.close().unwrap();
+            let o = run(&[
+                "assign",
+                "--buckets",
+                "1000",
+                path_str(&path),
+                "--column",
+                "k",
+            ]);
+            assert!(o.status.success(), "{name}: {}", stderr(&o));
+            assert!(stdout(&o) == want(&keys), "{name}: other buckets");
+        }
+    }
+
+    /// A dataset directory is read whole or not at all: an entry that is
+    /// neither a `.parquet` file nor a partition directory is an error
+    /// naming it, wherever it is.
+    #[test]
+    fn dataset_directories_hold_only_parquet() {
+        let d = dir();
+        let parts = d.path().join("parts");
+        std::fs::create_dir_all(parts.join("p=9")).unwrap();
+        write(&parts.join("a.parquet"), vec![("k", u64s(&[1, 2]))], 10);
+        write(&parts.join("p=9/x.parquet"), vec![("k", u64s(&[3]))], 10);
+        let args = |dir: &std::path::Path| {
+            vec![
+                "assign".to_string(),
+                "--buckets".into(),
+                "10".into(),
+                path_str(dir).into(),
+                "--column".into(),
+                "k".into(),
+            ]
+        };
+        let o = command().args(args(&parts)).output().unwrap();
+        assert_eq!(stdout(&o).lines().count(), 3, "{}", stderr(&o));
+        std::fs::write(parts.join("p=9/README"), "not parquet").unwrap();
+        let o = command().args(args(&parts)).output().unwrap();
+        assert_fails(&o, &["p=9/README", "not named *.parquet", "move it out"]);
+        std::fs::remove_file(parts.join("p=9/README")).unwrap();
+        let fifo = parts.join("p=9/pipe.parquet");
+        let c = std::ffi::CString::new(path_str(&fifo)).unwrap();
+        // SAFETY: `c` is a NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let o = command().args(args(&parts)).output().unwrap();
+        assert_fails(&o, &["pipe.parquet", "neither a file nor a directory"]);
+    }
+
+    /// A file on which the parquet crate itself panics (found by fuzzing,
+    /// kept as a seed of `fuzz/seeds/parquet_input`): an error naming the
+    /// file, exit status 1, never an abort.
+    #[test]
+    fn a_corrupt_file_is_an_error() {
+        let seeds =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds/parquet_input");
+        let name = "reader-panics";
+        let o = command()
+            .args([
+                "assign",
+                "--buckets",
+                "3",
+                "--key-format",
+                "parquet",
+                "--column",
+                "k",
+            ])
+            .arg(seeds.join(name))
+            .env("RUST_BACKTRACE", "0")
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let last = stderr(&o).lines().last().unwrap_or_default().to_owned();
+        assert!(last.starts_with("jumpshard: "), "{last}");
+        assert!(
+            last.contains(name) && last.contains("not a readable Parquet file"),
+            "{last}"
         );
     }
 
@@ -467,7 +690,7 @@ mod parquet_files {
             ),
             (
                 vec![path_str(&empty), "--column", "k"],
-                &["without any .parquet file"],
+                &["without any .parquet file", "partition subdirectories"],
             ),
             (vec!["--column", "k"], &["not standard input"]),
         ];

@@ -259,6 +259,110 @@ fn plots_are_svg_naming_every_node() {
     assert_fails(&o, &["--from-nodes"]);
 }
 
+/// A change of 2,000 nodes, where every key moves between some 2,000 pairs
+/// of nodes, gives a small plot and a small summary: the largest transfers
+/// and the nodes whose load changes most, each with an aggregated rest, so
+/// that the listed figures and the rest add up to the totals.
+#[test]
+fn big_changes_give_small_reports() {
+    let d = dir();
+    let n = 2000;
+    let names = |shift: usize| -> String {
+        (0..n)
+            .map(|i| format!("node{}\n", (i + shift) % n))
+            .collect()
+    };
+    let old = table(d.path(), "old", &names(0));
+    let new = table(d.path(), "new", &names(1));
+    let plot = d.path().join("change.svg");
+    let o = run(&[
+        "reshard",
+        "--from-nodes",
+        path_str(&old),
+        "--to-nodes",
+        path_str(&new),
+        "--generate",
+        "100000",
+        "--plot",
+        path_str(&plot),
+        "--json",
+    ]);
+    assert_ok(&o);
+    assert!(
+        o.stdout.len() < 64 << 10,
+        "{} bytes of JSON",
+        o.stdout.len()
+    );
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.len() < 256 << 10, "{} bytes of SVG", svg.len());
+    check_svg(&svg, &["other 1985 nodes", "other 1936 nodes (mean)"]);
+    let s = json(&o);
+    let transfers = s["transfers"].as_object().unwrap();
+    let listed: Vec<u64> = transfers
+        .values()
+        .flat_map(|to| to.as_object().unwrap().values())
+        .map(|n| n.as_u64().unwrap())
+        .collect();
+    assert_eq!(listed.len(), 64);
+    assert_eq!(s["transfers_rest"]["pairs"], n as u64 - 64);
+    assert_eq!(
+        listed.iter().sum::<u64>() + s["transfers_rest"]["keys"].as_u64().unwrap(),
+        s["moved"].as_u64().unwrap()
+    );
+    for (side, rest) in [("load_before", "keys_before"), ("load_after", "keys_after")] {
+        let loads = s[side].as_object().unwrap();
+        assert!(loads.len() <= 64, "{side}: {}", loads.len());
+        let sum: u64 = loads.values().map(|n| n.as_u64().unwrap()).sum();
+        assert_eq!(sum + s["loads_rest"][rest].as_u64().unwrap(), 100_000);
+    }
+    // The text says what it leaves out, in a few lines.
+    let o = run(&[
+        "reshard",
+        "--from-nodes",
+        path_str(&old),
+        "--to-nodes",
+        path_str(&new),
+        "--generate",
+        "100000",
+    ]);
+    assert_ok(&o);
+    let text = stdout(&o);
+    assert!(text.lines().count() < 160, "{text}");
+    assert!(
+        text.contains("... and 1936 more pairs of nodes: "),
+        "{text}"
+    );
+    assert!(
+        text.contains("more nodes, whose loads change less"),
+        "{text}"
+    );
+    // Removing one of 500 nodes: each of the 500 options is a few lines
+    // of JSON, not two loads per node.
+    let small = table(
+        d.path(),
+        "small",
+        &(0..500).map(|i| format!("n{i}\n")).collect::<String>(),
+    );
+    let o = run(&[
+        "remove",
+        "--from-nodes",
+        path_str(&small),
+        "--node",
+        "n7",
+        "--generate",
+        "20000",
+        "--json",
+    ]);
+    assert_ok(&o);
+    let s = json(&o);
+    let options = s["options"].as_array().unwrap();
+    assert_eq!(options.len(), 501);
+    for option in options {
+        let size = option.to_string().len();
+        assert!(size < 8 << 10, "{size} bytes: {}", option["name"]);
+    }
+}
+
 /// Well-formed enough: one root `<svg>` element, every tag closed in
 /// order, and `names` in the text.
 fn check_svg(svg: &str, names: &[&str]) {

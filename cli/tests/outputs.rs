@@ -233,3 +233,228 @@ fn a_dangling_symbolic_link_is_written_through() {
         &["symbolic links"],
     );
 }
+
+/// `--plot` and `remove --write-table` take a device or a FIFO as
+/// `--output` does: written directly, never replaced.
+#[test]
+fn plots_and_tables_go_to_devices_and_fifos() {
+    let d = dir();
+    let old = table(d.path(), "old", "a\nb\nc\n");
+    let new = table(d.path(), "new", "a\nb\nc\nd\n");
+    let o = run(&[
+        "reshard",
+        "--from-nodes",
+        path_str(&old),
+        "--to-nodes",
+        path_str(&new),
+        "--generate",
+        "1000",
+        "--plot",
+        "/dev/null",
+        "--output",
+        "/dev/null",
+    ]);
+    assert_ok(&o);
+    let o = run(&[
+        "remove",
+        "--from-nodes",
+        path_str(&old),
+        "--node",
+        "b",
+        "--generate",
+        "1000",
+        "--plot",
+        "/dev/null",
+        "--write-table",
+        "/dev/null",
+    ]);
+    assert_ok(&o);
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+    let fifo = d.path().join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    let o = run(&[
+        "remove",
+        "--from-nodes",
+        path_str(&old),
+        "--node",
+        "b",
+        "--generate",
+        "1000",
+        "--write-table",
+        path_str(&fifo),
+        "--choose",
+        "swap",
+    ]);
+    assert_ok(&o);
+    assert_eq!(reader.join().unwrap(), b"a\nc\n");
+    assert_eq!(listing(d.path()), ["fifo", "new", "old"]);
+}
+
+/// `command` then `extra`, as owned strings.
+fn with(command: &[&str], extra: &[&str]) -> Vec<String> {
+    command.iter().chain(extra).map(|s| s.to_string()).collect()
+}
+
+/// Every output is checked against every input (the key file, each file
+/// of a dataset directory, the node tables) and every other output, and
+/// its directory, before a key is read: a clash is an error naming both,
+/// and nothing is written.
+#[test]
+fn outputs_never_replace_inputs_nor_each_other() {
+    let d = dir();
+    let old = table(d.path(), "old", "a\nb\nc\n");
+    let new = table(d.path(), "new", "a\nb\nc\nd\n");
+    let hard = d.path().join("hard");
+    std::fs::hard_link(&old, &hard).unwrap();
+    let keys = u64le_file(d.path(), "keys.u64", &keys(9, 1000));
+    let names = listing(d.path());
+    let (o, n, k) = (path_str(&old), path_str(&new), path_str(&keys));
+    let plot = d.path().join("plot.svg");
+    let p = path_str(&plot);
+    let missing = d.path().join("missing/plot.svg");
+    let tables = ["reshard", "--from-nodes", o, "--to-nodes", n, k];
+    let remove = ["remove", "--from-nodes", o, "--node", "b", k];
+    let cases: Vec<(Vec<String>, Vec<String>)> = vec![
+        (
+            with(&remove, &["--write-table", o]),
+            vec![
+                format!("cannot write {o} (--write-table)"),
+                format!("the --from-nodes file {o}"),
+            ],
+        ),
+        (
+            with(&remove, &["--write-table", path_str(&hard)]),
+            vec![
+                "hard (--write-table)".into(),
+                format!("the --from-nodes file {o}"),
+            ],
+        ),
+        (
+            with(&remove, &["--plot", k]),
+            vec!["(--plot)".into(), format!("the input file {k}")],
+        ),
+        (
+            with(&tables, &["--plot", n]),
+            vec!["(--plot)".into(), format!("the --to-nodes file {n}")],
+        ),
+        (
+            with(&tables, &["--output", o]),
+            vec!["(--output)".into(), format!("the --from-nodes file {o}")],
+        ),
+        (
+            with(&tables, &["--output", p, "--plot", p]),
+            vec![
+                "--plot".into(),
+                "--output".into(),
+                "are the same file".into(),
+            ],
+        ),
+        (
+            with(&remove, &["--write-table", p, "--plot", p]),
+            vec!["are the same file".into()],
+        ),
+    ];
+    for (args, words) in cases {
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        assert_fails(
+            &run(&args.iter().map(String::as_str).collect::<Vec<_>>()),
+            &words,
+        );
+        assert_eq!(listing(d.path()), names, "{args:?}");
+        assert_eq!(std::fs::read_to_string(&old).unwrap(), "a\nb\nc\n");
+    }
+    // A plot into a missing directory stops the command before it reads a
+    // key: these would take hours.
+    let endless = ["--generate", "1000000000000"];
+    let lost = path_str(&missing);
+    let start = std::time::Instant::now();
+    for args in [
+        with(&["reshard", "--from-nodes", o, "--to-nodes", n], &endless),
+        with(&["remove", "--from-nodes", o, "--node", "b"], &endless),
+    ] {
+        let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
+        args.extend(["--plot", lost]);
+        assert_fails(&run(&args), &[lost, "(--plot)", "does not exist"]);
+    }
+    let moves = ["reshard", "--from", "3", "--to", "4", "--output", lost];
+    assert_fails(
+        &run(&with(&moves, &endless)
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()),
+        &["does not exist"],
+    );
+    assert!(start.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(listing(d.path()), names);
+}
+
+/// A dataset directory's files are inputs too, and nothing is written
+/// inside the dataset, where it would be read as keys next time.
+#[cfg(feature = "parquet")]
+#[test]
+fn outputs_stay_out_of_dataset_directories() {
+    let d = dir();
+    let data = d.path().join("data");
+    std::fs::create_dir_all(data.join("p=1")).unwrap();
+    let keys = |name: &str| {
+        // A Parquet file of one uint64 column `k`, written by the CLI's
+        // own move-list writer: `position` is a uint64 column.
+        let out = data.join(name);
+        let o = run(&[
+            "reshard",
+            "--from",
+            "1",
+            "--to",
+            "2",
+            "--generate",
+            "100",
+            "--positions",
+            "--output",
+            path_str(&out),
+            "--output-format",
+            "parquet",
+        ]);
+        assert_ok(&o);
+        out
+    };
+    let inner = keys("p=1/a.parquet");
+    let names = listing(&data.join("p=1"));
+    for output in [
+        inner.clone(),
+        data.join("moves.csv"),
+        data.join("p=1/m.csv"),
+    ] {
+        let o = run(&[
+            "reshard",
+            "--from",
+            "3",
+            "--to",
+            "4",
+            path_str(&data),
+            "--column",
+            "position",
+            "--output",
+            path_str(&output),
+        ]);
+        assert_fails(&o, &[path_str(&output), "(--output)"]);
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!("the input file {}", inner.display()))
+                || err.contains("inside the Parquet dataset directory"),
+            "{err}"
+        );
+    }
+    assert_eq!(listing(&data.join("p=1")), names);
+    assert_eq!(listing(&data), ["p=1"]);
+}

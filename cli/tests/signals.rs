@@ -1,14 +1,59 @@
 //! Interrupting a streaming command: the process ends by the signal, as
-//! its default action would, and leaves neither the output nor its
-//! temporary file behind; an existing output stays as it was.
+//! its default action would, and leaves no temporary file behind (none
+//! even when killed outright, where the system makes unnamed temporary
+//! files); each output is either as it was or complete.
 
 mod support;
 
+use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::ExitStatusExt;
-use std::process::Stdio;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use support::*;
+
+/// Waits until `child` has a file open in `dir` (an output, named or not;
+/// its inputs are elsewhere or already closed), or has ended.
+fn wait_for_output(child: &mut Child, dir: &Path) {
+    let fds = PathBuf::from(format!("/proc/{}/fd", child.id()));
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return;
+        }
+        let open = std::fs::read_dir(&fds).into_iter().flatten().any(|fd| {
+            fd.ok()
+                .and_then(|fd| std::fs::read_link(fd.path()).ok())
+                .is_some_and(|target| target.starts_with(dir))
+        });
+        if open {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no output file was opened"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Sends `signal` to `child`.
+fn kill(child: &Child, signal: i32) {
+    // SAFETY: `kill` with a valid signal number only sends the signal; the
+    // child is not yet waited for, so its id is still its own.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+}
+
+/// Whether this system makes unnamed temporary files (`O_TMPFILE`) in
+/// `dir`, so that not even SIGKILL can leave one.
+fn unnamed_files(dir: &Path) -> bool {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_TMPFILE)
+        .open(dir)
+        .is_ok()
+}
 
 fn interrupted_by(signal: i32) {
     let d = dir();
@@ -34,18 +79,10 @@ fn interrupted_by(signal: i32) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait for the temporary file, so that the signal comes mid-stream.
-    let start = Instant::now();
-    while listing(d.path()).len() < 2 {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "no temporary file appeared"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    // The signal comes mid-stream.
+    wait_for_output(&mut child, d.path());
     std::thread::sleep(Duration::from_millis(100));
-    // SAFETY: `kill` with a valid signal number only sends the signal.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+    kill(&child, signal);
     let status = child.wait().unwrap();
     assert_eq!(status.signal(), Some(signal), "{status:?}");
     assert_eq!(listing(d.path()), ["moves.bin"]);
@@ -91,4 +128,126 @@ fn a_closed_pipe_ends_the_command_quietly() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+/// The files of a kill test: node tables, and a move list and a plot that
+/// already exist.
+struct Scene {
+    dir: tempfile::TempDir,
+    tables: tempfile::TempDir,
+    format: &'static str,
+}
+
+const PRECIOUS: &[u8] = b"precious";
+
+impl Scene {
+    fn new(format: &'static str) -> Scene {
+        let scene = Scene {
+            dir: dir(),
+            tables: dir(),
+            format,
+        };
+        table(scene.tables.path(), "old", "a\nb\nc\n");
+        table(scene.tables.path(), "new", "a\nb\nc\nd\n");
+        scene.reset();
+        scene
+    }
+
+    fn moves(&self) -> PathBuf {
+        self.dir.path().join(format!("moves.{}", self.format))
+    }
+
+    fn plot(&self) -> PathBuf {
+        self.dir.path().join("plot.svg")
+    }
+
+    /// Puts the old outputs back.
+    fn reset(&self) {
+        std::fs::write(self.moves(), PRECIOUS).unwrap();
+        std::fs::write(self.plot(), PRECIOUS).unwrap();
+    }
+
+    /// `reshard` between the tables, writing both outputs; `named` forces
+    /// named temporary files.
+    fn command(&self, named: bool) -> Command {
+        let mut c = command();
+        c.args([
+            "reshard",
+            "--from-nodes",
+            path_str(&self.tables.path().join("old")),
+            "--to-nodes",
+            path_str(&self.tables.path().join("new")),
+            "--generate",
+            "400000",
+            "--output",
+            path_str(&self.moves()),
+            "--output-format",
+            self.format,
+            "--plot",
+            path_str(&self.plot()),
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+        if named {
+            c.env("JUMPSHARD_TEMP", "named");
+        }
+        c
+    }
+}
+
+/// `reshard` writing a move list (CSV, then Parquet) and a plot, stopped by
+/// SIGINT, SIGTERM, SIGHUP or SIGKILL at moments spread over a run: every
+/// output is either the old one or the complete new one, and the directory
+/// holds no temporary file, with unnamed temporary files and with named
+/// ones (but for SIGKILL, which no handler sees).
+#[test]
+fn killed_at_any_moment_outputs_are_old_or_complete() {
+    for format in ["csv", "parquet"] {
+        let scene = Scene::new(format);
+        let names = listing(scene.dir.path());
+        // The complete outputs, and how long a run takes.
+        let start = Instant::now();
+        let status = scene.command(false).status().unwrap();
+        let took = start.elapsed();
+        assert!(status.success());
+        let moves = std::fs::read(scene.moves()).unwrap();
+        let plot = std::fs::read(scene.plot()).unwrap();
+        assert!(moves != PRECIOUS && plot != PRECIOUS);
+        let unnamed = unnamed_files(scene.dir.path());
+        let mut cases = vec![];
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGKILL] {
+            if signal != libc::SIGKILL || unnamed {
+                cases.push((false, signal));
+            }
+        }
+        cases.extend([(true, libc::SIGINT), (true, libc::SIGTERM)]);
+        for (named, signal) in cases {
+            // From the output's opening on, which comes after start-up.
+            for percent in [0, 25, 50, 75, 95] {
+                scene.reset();
+                let mut child = scene.command(named).spawn().unwrap();
+                wait_for_output(&mut child, scene.dir.path());
+                std::thread::sleep(took * percent / 100);
+                kill(&child, signal);
+                let status = child.wait().unwrap();
+                let case = format!("{format}, named {named}, signal {signal} at {percent}%");
+                assert!(
+                    status.success() || status.signal() == Some(signal),
+                    "{case}: {status:?}"
+                );
+                assert_eq!(listing(scene.dir.path()), names, "{case}");
+                for (path, new) in [(scene.moves(), &moves), (scene.plot(), &plot)] {
+                    let now = std::fs::read(&path).unwrap();
+                    match status.success() {
+                        true => assert!(now == *new, "{case}: {path:?} not the new one"),
+                        false => assert!(
+                            now == PRECIOUS || now == *new,
+                            "{case}: {path:?} neither old nor complete"
+                        ),
+                    }
+                }
+            }
+        }
+    }
 }

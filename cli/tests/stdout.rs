@@ -132,3 +132,28 @@ fn standard_output_on_dev_null_is_fine() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// /dev/null opened read-write (Python's `subprocess.DEVNULL`) is an open
+/// standard output too, in every command: only a descriptor closed when
+/// the command starts is refused.
+#[test]
+fn standard_output_on_dev_null_read_write_is_fine() {
+    let d = dir();
+    let keys = u64le_file(d.path(), "keys.u64", &keys(2, 1000));
+    let out = d.path().join("out");
+    for args in commands(path_str(&keys), path_str(&out)) {
+        let null = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/null")
+            .unwrap();
+        let o = command()
+            .args(&args)
+            .stdin(std::process::Stdio::null())
+            .stdout(null)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let _ = std::fs::remove_file(&out);
+    }
+}

@@ -1,9 +1,22 @@
 //! Keys from one column of a CSV input: decimal u64 keys, read with the
 //! `csv` crate (quoted fields, doubled quotes, `\n` or `\r\n` records).
-//! Spaces around a field are ignored. A NAME is looked up in the header
-//! line; an INDEX counts columns from 0, with or without a header. A field
-//! that is not a decimal u64, and a record too short to have the column,
-//! are errors naming their line.
+//! Spaces around a field are ignored. A field that is not a decimal u64,
+//! and a record too short to have the column, are errors naming their
+//! line.
+//!
+//! How `--column` picks the column, so that no key is dropped and no
+//! column picked by a guess:
+//!
+//! - Without a header line, it is an INDEX, counting from 0.
+//! - With one, digits are an INDEX and anything else a NAME, which must
+//!   name exactly one column of the header line (two columns of that name
+//!   is an error naming both indexes).
+//! - An INDEX that another column of the header line has as its name is
+//!   an error (which of the two was meant cannot be told).
+//! - With a header line, the chosen column's header field must not be
+//!   digits: that is a key, and the file most likely has no header line
+//!   (its first key would be dropped as one), so the error says
+//!   `--no-header`.
 
 use std::io::Read;
 
@@ -26,27 +39,16 @@ pub(crate) fn open(
         .flexible(true)
         .trim(csv::Trim::All)
         .from_reader(source);
-    let index = match column.parse::<usize>() {
-        Ok(index) => index,
-        Err(_) if !header => {
-            return Err(Error::ColumnNeedsIndex {
+    let index = match header {
+        true => {
+            let headers = reader.byte_headers().map_err(|e| error(&name, &e))?;
+            in_header(headers, column, &name)?
+        }
+        false => column
+            .parse::<usize>()
+            .map_err(|_| Error::ColumnNeedsIndex {
                 column: column.to_owned(),
-            })
-        }
-        Err(_) => {
-            let headers = reader.headers().map_err(|e| error(&name, &e))?;
-            match headers.iter().position(|h| h == column) {
-                Some(index) => index,
-                None => {
-                    return Err(Error::NoSuchColumn {
-                        columns: headers.iter().take(20).map(str::to_owned).collect(),
-                        name,
-                        column: column.to_owned(),
-                        header_line: true,
-                    })
-                }
-            }
-        }
+            })?,
     };
     Ok(Input {
         source: Source::Ordered(Box::new(CsvKeys {
@@ -62,6 +64,63 @@ pub(crate) fn open(
         unit: Unit::Bytes,
         byte_keys: false,
     })
+}
+
+/// The index of `column` (a NAME or an INDEX) in the header line
+/// `headers` of the input `name`, by the rules above.
+fn in_header(headers: &csv::ByteRecord, column: &str, name: &str) -> Result<usize, Error> {
+    let named: Vec<usize> = headers
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| *h == column.as_bytes())
+        .map(|(i, _)| i)
+        .collect();
+    let text = |i: usize| String::from_utf8_lossy(&headers[i]).into_owned();
+    let index = match column.parse::<usize>() {
+        Ok(index) => {
+            if let Some(&other) = named.iter().find(|&&i| i != index) {
+                return Err(Error::AmbiguousColumn {
+                    name: name.to_owned(),
+                    index,
+                    // Its name, if that picks it: unique, and not digits.
+                    index_name: (index < headers.len())
+                        .then(|| text(index))
+                        .filter(|n| n.parse::<usize>().is_err())
+                        .filter(|n| headers.iter().filter(|h| *h == n.as_bytes()).count() == 1),
+                    named: other,
+                });
+            }
+            index
+        }
+        Err(_) => match named[..] {
+            [index] => index,
+            [] => {
+                return Err(Error::NoSuchColumn {
+                    columns: (0..headers.len().min(20)).map(text).collect(),
+                    name: name.to_owned(),
+                    column: column.to_owned(),
+                    header_line: true,
+                })
+            }
+            _ => {
+                return Err(Error::DuplicateColumn {
+                    name: name.to_owned(),
+                    column: column.to_owned(),
+                    indexes: named,
+                })
+            }
+        },
+    };
+    match headers.get(index) {
+        Some(field) if !field.is_empty() && field.iter().all(u8::is_ascii_digit) => {
+            Err(Error::HeaderIsKey {
+                name: name.to_owned(),
+                index,
+                field: String::from_utf8_lossy(field).into_owned(),
+            })
+        }
+        _ => Ok(index),
+    }
 }
 
 fn error(name: &str, e: &csv::Error) -> Error {

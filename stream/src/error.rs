@@ -103,6 +103,37 @@ pub enum Error {
         /// Whether the columns come from a CSV header line.
         header_line: bool,
     },
+    /// A CSV column name that two or more columns of the header line have.
+    DuplicateColumn {
+        /// The input's name.
+        name: String,
+        /// The name asked for.
+        column: String,
+        /// The indexes of the columns of that name, from 0.
+        indexes: Vec<usize>,
+    },
+    /// A CSV column index that another column of the header line has as
+    /// its name.
+    AmbiguousColumn {
+        /// The input's name.
+        name: String,
+        /// The index asked for.
+        index: usize,
+        /// The header field of the column at that index, if it has one.
+        index_name: Option<String>,
+        /// The index of the column named like the index asked for.
+        named: usize,
+    },
+    /// A CSV header line whose field in the key column is a key: most
+    /// likely a file without a header line.
+    HeaderIsKey {
+        /// The input's name.
+        name: String,
+        /// The key column's index, from 0.
+        index: usize,
+        /// The header field.
+        field: String,
+    },
     /// A column name where only an index can work (CSV without header).
     ColumnNeedsIndex {
         /// The column as given.
@@ -256,6 +287,44 @@ impl fmt::Display for Error {
                     columns.join(", ")
                 )
             }
+            Error::DuplicateColumn {
+                name,
+                column,
+                indexes,
+            } => {
+                let indexes: Vec<String> = indexes.iter().map(usize::to_string).collect();
+                write!(
+                    f,
+                    "{name}: --column {column:?} names {} columns of the header line, at \
+                     indexes {}: give the index of the one meant (--column INDEX, from 0)",
+                    indexes.len(),
+                    indexes.join(" and ")
+                )
+            }
+            Error::AmbiguousColumn {
+                name,
+                index,
+                index_name,
+                named,
+            } => {
+                write!(
+                    f,
+                    "{name}: --column {index} is ambiguous: column {index} by index, or \
+                     column {named}, named \"{index}\" in the header line"
+                )?;
+                match index_name {
+                    Some(other) => {
+                        write!(f, "; for column {index}, give its name: --column {other:?}")
+                    }
+                    None => Ok(()),
+                }
+            }
+            Error::HeaderIsKey { name, index, field } => write!(
+                f,
+                "{name} line 1: the header line's field in the key column {index} is {field}, \
+                 a key rather than a column name; if the file has no header line, give \
+                 --no-header (and --column as an index from 0), so that its first key is read"
+            ),
             Error::ColumnNeedsIndex { column } => write!(
                 f,
                 "--column {column}: without a header line, columns are given by their \

@@ -30,6 +30,7 @@
 #![deny(missing_docs)]
 
 mod csv_column;
+mod dataset;
 mod decimal;
 mod detect;
 mod error;
@@ -46,6 +47,7 @@ pub mod sequential;
 mod source;
 mod u64le;
 
+pub use dataset::dataset_files;
 pub use decimal::{parse_decimal, BadDecimal};
 pub use detect::{detect, looks_like_text, PARQUET_MAGIC, SNIFF_BYTES};
 pub use error::Error;

@@ -14,7 +14,7 @@
 //!   (1 MiB by default) is refused without being read whole.
 //! - `csv`: decimal keys in one column (a name from the header line, or an
 //!   index from 0); `parquet`: a uint64 or int64 column of a file, or of
-//!   every `*.parquet` file of a directory.
+//!   every file of a dataset directory (see `crate::dataset`).
 //!
 //! A line is what lies between two `\n`, without the `\n` and without one
 //! `\r` before it (so `\r\n` files read as `\n` files); a last line without

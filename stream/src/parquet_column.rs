@@ -1,7 +1,7 @@
 //! Keys from a uint64 or int64
-//! column (int64 bits read as uint64) of a Parquet file, or of every
-//! `*.parquet` file of a directory in name order, positions running on
-//! from file to file.
+//! column (int64 bits read as uint64) of a Parquet file, or of every file
+//! of a dataset directory (`crate::dataset`: partition subdirectories
+//! too, in path order), positions running on from file to file.
 //!
 //! Each row group is cut into pieces of at most [`PIECE_ROWS`] rows that
 //! workers read on their own, in parallel, decoding only the key column:
@@ -41,8 +41,8 @@ thread_local! {
     static LEVELS: RefCell<Vec<i16>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The keys of `column` in the Parquet file at `path`, or in every
-/// `*.parquet` file of the directory at `path`.
+/// The keys of `column` in the Parquet file at `path`, or in every file
+/// of the dataset directory at `path`.
 pub(crate) fn open(path: &Path, column: &str) -> Result<Input, Error> {
     let name = path.display().to_string();
     let meta = std::fs::metadata(path).map_err(|source| Error::Open {
@@ -50,52 +50,50 @@ pub(crate) fn open(path: &Path, column: &str) -> Result<Input, Error> {
         source,
     })?;
     let files = if meta.is_dir() {
-        let read = |source| Error::Read {
-            name: name.clone(),
-            source,
-        };
-        let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(read)?
-            .map(|entry| entry.map(|e| e.path()))
-            .collect::<Result<_, _>>()
-            .map_err(read)?;
-        files.retain(|f| f.extension().is_some_and(|e| e == "parquet") && f.is_file());
-        files.sort();
-        if files.is_empty() {
-            return Err(Error::BadParquet {
-                name,
-                why: "a directory without any .parquet file".into(),
-            });
-        }
-        files
+        crate::dataset::dataset_files(path)?
     } else {
         vec![path.to_path_buf()]
     };
     let mut sources = Vec::with_capacity(files.len());
-    let mut pieces = Vec::new();
+    let mut groups = Vec::new();
     let mut rows = 0u64;
+    let mut pieces = 0u64;
     for (f, path) in files.into_iter().enumerate() {
         let source = FileSource::open(path, column)?;
         for (group, meta) in source.metadata.metadata().row_groups().iter().enumerate() {
-            let group_rows = meta.num_rows() as u64;
-            let mut start = 0;
-            while start < group_rows {
-                let len = PIECE_ROWS.min(group_rows - start);
-                pieces.push(Piece {
-                    file: f,
-                    group,
-                    skip: start as usize,
-                    len: len as usize,
-                    first: rows + start,
+            // Only the footer's word, checked as far as it can be: the
+            // pieces are computed from it when read, never listed, so
+            // that a footer claiming 2^62 rows costs no memory.
+            let total = u64::try_from(meta.num_rows())
+                .ok()
+                .and_then(|n| rows.checked_add(n).map(|total| (n, total)));
+            let Some((group_rows, total)) = total else {
+                return Err(Error::BadParquet {
+                    name: source.name.clone(),
+                    why: format!(
+                        "row group {group} claims {} rows, which cannot be",
+                        meta.num_rows()
+                    ),
                 });
-                start += len;
-            }
-            rows += group_rows;
+            };
+            groups.push(Group {
+                file: f,
+                group,
+                rows: group_rows,
+                first: rows,
+                first_piece: pieces,
+            });
+            pieces += group_rows.div_ceil(PIECE_ROWS);
+            rows = total;
         }
         sources.push(source);
     }
     Ok(Input {
-        source: Source::Pieces(Box::new(ParquetKeys { sources, pieces })),
+        source: Source::Pieces(Box::new(ParquetKeys {
+            sources,
+            groups,
+            pieces,
+        })),
         size: Some(rows),
         unit: Unit::Keys,
         byte_keys: false,
@@ -119,7 +117,12 @@ impl FileSource {
             name: name.clone(),
             source,
         })?;
-        let metadata = match ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()) {
+        // The Arrow schema some writers embed is not decoded: the column's
+        // type follows from the Parquet schema alone, and a corrupt
+        // embedded schema made arrow-ipc panic.
+        let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+        let loaded = contained(&name, || ArrowReaderMetadata::load(&file, options))?;
+        let metadata = match loaded {
             Ok(metadata) => metadata,
             Err(e) => {
                 return Err(Error::BadParquet {
@@ -185,18 +188,77 @@ struct Piece {
     first: u64,
 }
 
+/// A row group, cut into pieces of [`PIECE_ROWS`] rows.
+struct Group {
+    file: usize,
+    /// Its index in its file.
+    group: usize,
+    rows: u64,
+    /// The position of its first key in the whole input.
+    first: u64,
+    /// The index of its first piece.
+    first_piece: u64,
+}
+
 struct ParquetKeys {
     sources: Vec<FileSource>,
-    pieces: Vec<Piece>,
+    /// The row groups, in input order.
+    groups: Vec<Group>,
+    /// The number of pieces.
+    pieces: u64,
+}
+
+impl ParquetKeys {
+    /// Piece `index` (below `self.pieces`).
+    fn piece(&self, index: u64) -> Piece {
+        // The last group whose first piece is at or before `index`: groups
+        // without rows have no piece, and share their first piece with the
+        // next group.
+        let g = self.groups.partition_point(|g| g.first_piece <= index) - 1;
+        let group = &self.groups[g];
+        let skip = (index - group.first_piece) * PIECE_ROWS;
+        Piece {
+            file: group.file,
+            group: group.group,
+            skip: skip as usize,
+            len: PIECE_ROWS.min(group.rows - skip) as usize,
+            first: group.first + skip,
+        }
+    }
 }
 
 impl KeyPieces for ParquetKeys {
     fn count(&self) -> u64 {
-        self.pieces.len() as u64
+        self.pieces
     }
 
     fn read(&self, index: u64, keys: &mut Vec<u64>) -> Result<u64, Error> {
-        let piece = &self.pieces[index as usize];
+        let piece = self.piece(index);
+        let name = &self.sources[piece.file].name;
+        contained(name, || self.read_piece(&piece, keys))?
+    }
+}
+
+/// `f`'s result, or an error naming the input `name` if the Parquet stack
+/// panics on it: a corrupt file is an error like any other, never the end
+/// of the process.
+fn contained<T>(name: &str, f: impl FnOnce() -> T) -> Result<T, Error> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Error::BadParquet {
+            name: name.to_owned(),
+            why: format!("not a readable Parquet file: the reader failed ({why})"),
+        }
+    })
+}
+
+impl ParquetKeys {
+    /// `piece`'s keys into `keys`; its first key's position.
+    fn read_piece(&self, piece: &Piece, keys: &mut Vec<u64>) -> Result<u64, Error> {
         let source = &self.sources[piece.file];
         let name = &source.name;
         let failed = |e: &dyn std::fmt::Display| Error::Read {

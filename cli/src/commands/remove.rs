@@ -26,8 +26,8 @@ use serde::Serialize;
 
 use crate::args::InputArgs;
 use crate::node_tables;
-use crate::out::progress;
 use crate::out::stdout::ReportTo;
+use crate::out::{clash, progress};
 use crate::report::change_plot;
 use crate::report::change_summary::ChangeSummary;
 use crate::report::columns::name_width;
@@ -274,6 +274,14 @@ pub fn run(args: &Args) -> Result<(), String> {
         .collect();
 
     let input = args.input.options().open()?;
+    let outputs = [
+        ("--write-table", args.write_table.as_deref()),
+        ("--plot", args.plot.as_deref()),
+    ];
+    clash::check(
+        &outputs,
+        &args.input.file_id().with("--from-nodes", &args.from_nodes),
+    )?;
     let bar = progress::bar(input.size, input.unit);
     let workers = args.input.workers(args.threads);
     let start = Instant::now();

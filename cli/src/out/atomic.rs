@@ -2,8 +2,18 @@
 //! the destination's directory (so that the final rename stays on one file
 //! system), which is synced and renamed over the destination only once all
 //! of it is written. On any error, or if the command stops early, the
-//! temporary file is removed when dropped and the destination is untouched;
-//! a terminating signal removes it too (see `crate::out::signals`).
+//! destination is untouched and the temporary file is gone.
+//!
+//! On Linux the temporary file is unnamed (`crate::out::unnamed`), so that
+//! nothing is left even when the process is killed outright; elsewhere, or
+//! where the file system cannot make one, it is a named
+//! `.jumpshard-*.tmp`, removed when dropped and by a terminating signal
+//! (see `crate::out::signals`), though not by SIGKILL.
+//!
+//! A FIFO or a character device (`/dev/null`, which users reach for when
+//! timing a run) is written directly instead: there is nothing to replace
+//! atomically, and renaming over it would replace the device. A FIFO is
+//! opened as it is, waiting for its reader.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -16,20 +26,33 @@ use crate::out::signals::{remove_on_signal, RemoveOnSignal};
 /// An output file in the making.
 pub struct AtomicFile {
     file: BufWriter<File>,
-    /// Removes the temporary file when dropped, unless persisted.
-    temp: TempPath,
+    /// The temporary file, until it becomes the destination.
+    temp: Temp,
     /// Where the file goes.
     path: PathBuf,
     /// The destination as the user named it, for messages.
     name: String,
-    /// Removes the temporary file on SIGINT, SIGTERM or SIGHUP.
-    on_signal: RemoveOnSignal,
+}
+
+/// What the output is written to until it is complete.
+enum Temp {
+    /// The destination itself, a FIFO or character device.
+    Direct,
+    /// A file without a name in `dir`, the destination's directory.
+    #[cfg(target_os = "linux")]
+    Unnamed { dir: PathBuf },
+    /// A named file, removed when dropped unless persisted, and on SIGINT,
+    /// SIGTERM or SIGHUP while `on_signal` lives.
+    Named {
+        path: TempPath,
+        on_signal: RemoveOnSignal,
+    },
 }
 
 impl AtomicFile {
-    /// Starts writing what will become `path`. An existing `path` must be
-    /// a regular file (renaming over a device such as /dev/null would
-    /// replace the device) that the user may write (a read-only file, or
+    /// Starts writing what will become `path`. An existing `path` that is
+    /// a FIFO or a character device is written directly; otherwise it must
+    /// be a regular file that the user may write (a read-only file, or
     /// one owned by someone else, is not replaced behind its owner's back);
     /// the replacement keeps its mode (and its owner, where allowed).
     /// Behind symbolic links, even one whose target does not exist yet, the
@@ -41,14 +64,26 @@ impl AtomicFile {
             Ok(meta) if meta.is_dir() => {
                 return Err(format!("cannot write {name}: it is a directory"));
             }
+            Ok(meta) if is_direct(&meta) => {
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .map_err(|e| format!("cannot write {name}: {e}"))?;
+                return Ok(AtomicFile {
+                    file: BufWriter::with_capacity(1 << 20, file),
+                    temp: Temp::Direct,
+                    path,
+                    name,
+                });
+            }
             Ok(meta) if !meta.is_file() => {
                 return Err(format!(
-                    "cannot write {name}: it is not a regular file, and the output \
-                     is renamed into place, which would replace it"
+                    "cannot write {name}: it is not a regular file, a FIFO or a \
+                     character device"
                 ));
             }
             Ok(meta) => {
-                if !may_write(&path) {
+                if !may_access(&path, false) {
                     return Err(format!(
                         "cannot write {name}: permission denied (the file exists and \
                          you may not write it, so it is not replaced)"
@@ -63,32 +98,28 @@ impl AtomicFile {
             Some(dir) if !dir.as_os_str().is_empty() => dir,
             _ => Path::new("."),
         };
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".jumpshard-").suffix(".tmp");
-        // A temporary file is private by default; the output gets the usual
-        // mode, less the umask.
-        #[cfg(unix)]
-        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-        let (file, temp) = builder
-            .tempfile_in(dir)
-            .map_err(|e| {
-                format!(
-                    "cannot write {name}: cannot create a file in {}: {}",
-                    dir.display(),
-                    without_temp_name(&e)
-                )
-            })?
-            .into_parts();
+        let cannot_create = |e: &io::Error| {
+            format!(
+                "cannot write {name}: cannot create a file in {}: {}",
+                dir.display(),
+                e
+            )
+        };
+        let (file, temp) = match unnamed(dir).map_err(|e| cannot_create(&e))? {
+            Some(unnamed) => unnamed,
+            None => named(dir, &name).map_err(|e| match e {
+                Named::Io(e) => cannot_create(&e),
+                Named::Signal(message) => message,
+            })?,
+        };
         if let Some(meta) = existing {
             keep_mode_and_owner(&file, &meta).map_err(|e| format!("cannot write {name}: {e}"))?;
         }
-        let on_signal = remove_on_signal(&temp);
         Ok(AtomicFile {
             file: BufWriter::with_capacity(1 << 20, file),
             temp,
             path,
             name,
-            on_signal,
         })
     }
 
@@ -107,25 +138,44 @@ impl AtomicFile {
         &mut self.file
     }
 
-    /// Flushes, syncs and renames the file into place.
+    /// Flushes, syncs and renames the file into place (a FIFO or device:
+    /// flushes).
     pub fn commit(mut self) -> Result<(), String> {
         self.file.flush().map_err(|e| self.error(e))?;
-        self.file.get_ref().sync_all().map_err(|e| self.error(e))?;
+        if !matches!(self.temp, Temp::Direct) {
+            self.file.get_ref().sync_all().map_err(|e| self.error(e))?;
+        }
         let AtomicFile {
             file,
             temp,
             path,
             name,
-            on_signal,
         } = self;
-        drop(file); // closed before the rename
-        let persisted = temp
-            .persist(&path)
-            .map_err(|e| format!("cannot write {name}: {}", e.error));
-        // Only now: a signal after the rename finds nothing to remove,
-        // while one before it must still remove the temporary file.
-        drop(on_signal);
-        persisted
+        match temp {
+            Temp::Direct => Ok(()),
+            #[cfg(target_os = "linux")]
+            Temp::Unnamed { dir } => {
+                // Named while still open: closing first would free it.
+                let file = file
+                    .into_inner()
+                    .map_err(|e| format!("cannot write {name}: {}", e.error()))?;
+                crate::out::unnamed::commit(&file, &dir, &path, &name)
+            }
+            Temp::Named {
+                path: temp,
+                on_signal,
+            } => {
+                drop(file); // closed before the rename
+                let persisted = temp
+                    .persist(&path)
+                    .map_err(|e| format!("cannot write {name}: {}", e.error));
+                // Only now: a signal after the rename finds nothing to
+                // remove, while one before it must still remove the
+                // temporary file.
+                drop(on_signal);
+                persisted
+            }
+        }
     }
 
     fn error(&self, e: io::Error) -> String {
@@ -133,9 +183,74 @@ impl AtomicFile {
     }
 }
 
+/// Why a named temporary file could not be made.
+enum Named {
+    /// Creating it failed.
+    Io(io::Error),
+    /// Registering it for removal on a signal failed (the message).
+    Signal(String),
+}
+
+/// A new named temporary file in `dir` for the output `name`, registered
+/// for removal on a signal before it exists.
+fn named(dir: &Path, name: &str) -> Result<(File, Temp), Named> {
+    loop {
+        let path = crate::out::temp_name::fresh_name(dir);
+        let on_signal = remove_on_signal(&path, name).map_err(Named::Signal)?;
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        // The usual mode, less the umask.
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o666);
+        match options.open(&path) {
+            Ok(file) => match TempPath::try_from_path(&path) {
+                Ok(path) => return Ok((file, Temp::Named { path, on_signal })),
+                Err(e) => {
+                    let _ = std::fs::remove_file(&path);
+                    return Err(Named::Io(e));
+                }
+            },
+            // Another file has the name (left by an earlier process of the
+            // same id): another name.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(Named::Io(e)),
+        }
+    }
+}
+
+/// Whether `meta` is a FIFO or a character device, written directly.
+pub fn is_direct(meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = meta.file_type();
+        kind.is_fifo() || kind.is_char_device()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
+}
+
+/// An unnamed temporary file in `dir`, where one can be made.
+#[cfg(target_os = "linux")]
+fn unnamed(dir: &Path) -> io::Result<Option<(File, Temp)>> {
+    let file = crate::out::unnamed::create(dir)?;
+    Ok(file.map(|file| {
+        let dir = dir.to_path_buf();
+        (file, Temp::Unnamed { dir })
+    }))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn unnamed(_dir: &Path) -> io::Result<Option<(File, Temp)>> {
+    Ok(None)
+}
+
 /// Where `path` leads through any symbolic links: the first path that is
 /// not a link, whether it exists or not.
-fn follow_links(path: &Path) -> io::Result<PathBuf> {
+pub fn follow_links(path: &Path) -> io::Result<PathBuf> {
     let mut path = path.to_path_buf();
     // As many links as Linux follows (ELOOP past that).
     for _ in 0..40 {
@@ -155,10 +270,11 @@ fn follow_links(path: &Path) -> io::Result<PathBuf> {
     Err(io::Error::other("too many levels of symbolic links"))
 }
 
-/// Whether the user may write the existing file at `path`, by the kernel's
-/// own check for the effective user (root may write anything).
+/// Whether the user may write the existing file at `path` (with `dir`,
+/// the directory at `path`: create and rename files in it), by the
+/// kernel's own check for the effective user (root may write anything).
 #[cfg(unix)]
-fn may_write(path: &Path) -> bool {
+pub fn may_access(path: &Path, dir: bool) -> bool {
     use std::os::unix::ffi::OsStrExt;
 
     let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
@@ -170,14 +286,18 @@ fn may_write(path: &Path) -> bool {
         libc::faccessat(
             libc::AT_FDCWD,
             c_path.as_ptr(),
-            libc::W_OK,
+            if dir {
+                libc::W_OK | libc::X_OK
+            } else {
+                libc::W_OK
+            },
             libc::AT_EACCESS,
         ) == 0
     }
 }
 
 #[cfg(not(unix))]
-fn may_write(path: &Path) -> bool {
+pub fn may_access(path: &Path, _dir: bool) -> bool {
     std::fs::metadata(path).is_ok_and(|m| !m.permissions().readonly())
 }
 
@@ -197,14 +317,4 @@ fn keep_mode_and_owner(file: &File, old: &std::fs::Metadata) -> io::Result<()> {
 #[cfg(not(unix))]
 fn keep_mode_and_owner(file: &File, old: &std::fs::Metadata) -> io::Result<()> {
     file.set_permissions(old.permissions())
-}
-
-/// The error without the temporary file's name, which `tempfile` appends
-/// but which means nothing to the user: the file never came to be.
-fn without_temp_name(e: &io::Error) -> String {
-    let text = e.to_string();
-    match text.rfind(" at path \"") {
-        Some(end) => text[..end].to_string(),
-        None => text,
-    }
 }

@@ -1,80 +1,33 @@
 //! Where a command's output file goes, as `--output` names it:
 //!
 //! - `-`: standard output (see `crate::out::stdout`);
-//! - a FIFO or a character device (`/dev/null`, which users reach for when
-//!   timing a run): written directly, since there is nothing to replace
-//!   atomically, and opened as it is (a FIFO waits for its reader);
-//! - anything else: a regular file written atomically (`crate::out::atomic`),
-//!   never the input itself.
+//! - anything else: a file written atomically, or a FIFO or character
+//!   device written directly (`crate::out::atomic`), never the input
+//!   itself.
 
-use std::fs::{File, OpenOptions};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::Path;
 
 use crate::out::atomic::AtomicFile;
+use crate::out::clash::{self, InputFiles};
 use crate::out::stdout::Stdout;
-
-/// A file's identity: its device and inode, the same through every link.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FileId {
-    dev: u64,
-    ino: u64,
-}
-
-impl FileId {
-    /// The identity of the file `meta` describes (None off Unix).
-    pub fn of(meta: &std::fs::Metadata) -> Option<FileId> {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::MetadataExt;
-            Some(FileId {
-                dev: meta.dev(),
-                ino: meta.ino(),
-            })
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = meta;
-            None
-        }
-    }
-}
 
 /// An output in the making.
 pub enum Output {
     /// Standard output.
     Stdout(Stdout),
-    /// A FIFO or character device, with its name for messages.
-    Direct(BufWriter<File>, String),
-    /// A regular file, renamed into place once complete.
+    /// A file, renamed into place once complete (or a FIFO or device).
     Atomic(AtomicFile),
 }
 
 impl Output {
-    /// Starts writing to `path` (`-` for standard output). `input` is the
-    /// identity of the input file, if any, which the output must not be.
-    pub fn create(path: &Path, input: Option<FileId>) -> Result<Output, String> {
+    /// Starts writing to `path` (`-` for standard output), which must not
+    /// be one of `inputs` (see `crate::out::clash`).
+    pub fn create(path: &Path, inputs: InputFiles) -> Result<Output, String> {
         if path.as_os_str() == "-" {
             return Stdout::open().map(Output::Stdout);
         }
-        let name = path.display().to_string();
-        if let Ok(meta) = std::fs::metadata(path) {
-            if direct(&meta) {
-                let file = OpenOptions::new()
-                    .write(true)
-                    .open(path)
-                    .map_err(|e| format!("cannot write {name}: {e}"))?;
-                return Ok(Output::Direct(
-                    BufWriter::with_capacity(1 << 20, file),
-                    name,
-                ));
-            }
-            if input.is_some() && FileId::of(&meta) == input {
-                return Err(format!(
-                    "cannot write {name}: it is the input file, which the output would replace"
-                ));
-            }
-        }
+        clash::check(&[("--output", Some(path))], &inputs)?;
         AtomicFile::create(path).map(Output::Atomic)
     }
 
@@ -82,7 +35,6 @@ impl Output {
     pub fn name(&self) -> &str {
         match self {
             Output::Stdout(_) => "standard output",
-            Output::Direct(_, name) => name,
             Output::Atomic(file) => file.name(),
         }
     }
@@ -96,9 +48,6 @@ impl Output {
     pub fn write_all(&mut self, bytes: &[u8]) -> Result<(), String> {
         match self {
             Output::Stdout(out) => out.write_all(bytes),
-            Output::Direct(file, name) => file
-                .write_all(bytes)
-                .map_err(|e| format!("cannot write {name}: {e}")),
             Output::Atomic(file) => file.write_all(bytes),
         }
     }
@@ -108,9 +57,6 @@ impl Output {
     pub fn commit(self) -> Result<(), String> {
         match self {
             Output::Stdout(out) => out.finish(),
-            Output::Direct(mut file, name) => file
-                .flush()
-                .map_err(|e| format!("cannot write {name}: {e}")),
             Output::Atomic(file) => file.commit(),
         }
     }
@@ -122,7 +68,6 @@ impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Output::Stdout(out) => out.writer().write(buf),
-            Output::Direct(file, _) => file.write(buf),
             Output::Atomic(file) => file.writer().write(buf),
         }
     }
@@ -130,23 +75,7 @@ impl Write for Output {
     fn flush(&mut self) -> io::Result<()> {
         match self {
             Output::Stdout(out) => out.writer().flush(),
-            Output::Direct(file, _) => file.flush(),
             Output::Atomic(file) => file.writer().flush(),
         }
-    }
-}
-
-/// Whether `meta` is a FIFO or a character device.
-fn direct(meta: &std::fs::Metadata) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let kind = meta.file_type();
-        kind.is_fifo() || kind.is_char_device()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        false
     }
 }

@@ -4,7 +4,11 @@
 //! and the progress bar on standard error.
 
 pub mod atomic;
+pub mod clash;
 pub mod destination;
 pub mod progress;
 pub mod signals;
 pub mod stdout;
+pub mod temp_name;
+#[cfg(target_os = "linux")]
+pub mod unnamed;

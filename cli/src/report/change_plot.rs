@@ -4,6 +4,12 @@
 //! one row per old node and one column per new node, darker for more keys
 //! (with the count written in each cell while the table is small).
 //!
+//! Its size is bounded whatever the tables': the bars are those of the
+//! nodes the summary lists (`ChangeSummary::top_loads`) and one pair for
+//! the mean of the others; the matrix has at most [`AXIS`] rows and
+//! columns, the nodes sending (or receiving) the most keys and one row
+//! (column) for all the others.
+//!
 //! Drawn with plotters' SVG backend alone: the layout is computed here, so
 //! no font files are needed; the SVG is rendered in memory, then written
 //! atomically.
@@ -26,6 +32,8 @@ const MARGIN: i32 = 20;
 const TITLE: i32 = 40;
 /// Counts are written in the cells up to this many nodes.
 const NUMBERED: usize = 16;
+/// The most rows, and columns, of the transfer matrix, "other" included.
+const AXIS: usize = 16;
 
 /// Draws `summary` (titled `title`) to the SVG file at `path`.
 pub fn write(path: &Path, title: &str, summary: &ChangeSummary) -> Result<(), String> {
@@ -35,34 +43,87 @@ pub fn write(path: &Path, title: &str, summary: &ChangeSummary) -> Result<(), St
     file.commit()
 }
 
+/// One axis of the transfer matrix: the labels, and each node's index
+/// among them (the last label is "other" when nodes share it).
+struct Axis<'a> {
+    labels: Vec<String>,
+    index: BTreeMap<&'a str, usize>,
+}
+
+impl<'a> Axis<'a> {
+    /// Every node of `nodes`, or the [`AXIS`] - 1 with the most keys in
+    /// `volume` and "other" for the rest.
+    fn new(nodes: &[&'a str], volume: &BTreeMap<&str, u64>) -> Axis<'a> {
+        if nodes.len() <= AXIS {
+            return Axis {
+                labels: nodes.iter().map(|n| n.to_string()).collect(),
+                index: nodes.iter().enumerate().map(|(i, n)| (*n, i)).collect(),
+            };
+        }
+        let keys = |n: &str| volume.get(n).copied().unwrap_or(0);
+        let mut order: Vec<usize> = (0..nodes.len()).collect();
+        order.sort_by(|&a, &b| keys(nodes[b]).cmp(&keys(nodes[a])).then(a.cmp(&b)));
+        let mut shown: Vec<usize> = order[..AXIS - 1].to_vec();
+        shown.sort_unstable();
+        let mut index: BTreeMap<&str, usize> = nodes.iter().map(|n| (*n, AXIS - 1)).collect();
+        let mut labels: Vec<String> = Vec::with_capacity(AXIS);
+        for (row, &i) in shown.iter().enumerate() {
+            index.insert(nodes[i], row);
+            labels.push(nodes[i].to_string());
+        }
+        labels.push(format!("other {} nodes", nodes.len() - shown.len()));
+        Axis { labels, index }
+    }
+}
+
 /// The SVG text of the picture.
 pub fn render(title: &str, s: &ChangeSummary) -> Result<String, Box<dyn std::error::Error>> {
-    let before: BTreeMap<&str, u64> = s
-        .load_before
+    let loads = s.top_loads();
+    // The listed nodes' bars, then the others' mean.
+    let mut bars: Vec<(String, Option<u64>, Option<u64>)> = loads
+        .rows
         .iter()
-        .map(|(k, v)| (k.as_str(), *v))
+        .map(|(node, before, after)| (node.to_string(), *before, *after))
         .collect();
-    let after: BTreeMap<&str, u64> = s.load_after.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-    // Every node once: the old table's, then the new-only ones.
-    let mut nodes: Vec<&str> = s.load_before.iter().map(|(k, _)| k.as_str()).collect();
-    nodes.extend(
-        s.load_after
-            .iter()
-            .map(|(k, _)| k.as_str())
-            .filter(|k| !before.contains_key(k)),
-    );
+    if loads.rest_nodes > 0 {
+        let mean = |keys: u64| Some(keys / loads.rest_nodes as u64);
+        bars.push((
+            format!("other {} nodes (mean)", loads.rest_nodes),
+            mean(loads.rest_before),
+            mean(loads.rest_after),
+        ));
+    }
     let olds: Vec<&str> = s.load_before.iter().map(|(k, _)| k.as_str()).collect();
     let news: Vec<&str> = s.load_after.iter().map(|(k, _)| k.as_str()).collect();
-    let cell = if nodes.len() <= NUMBERED {
-        2 * ROW
-    } else {
-        ROW
-    };
-    let bars_height = ROW * 2 * nodes.len() as i32;
-    let map_height = cell * olds.len() as i32 + LABEL;
+    let mut sent: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut received: BTreeMap<&str, u64> = BTreeMap::new();
+    for (from, tos) in &s.transfers {
+        for (to, &n) in tos {
+            *sent.entry(from.as_str()).or_default() += n;
+            *received.entry(to.as_str()).or_default() += n;
+        }
+    }
+    let rows = Axis::new(&olds, &sent);
+    let columns = Axis::new(&news, &received);
+    let mut matrix = vec![vec![0u64; columns.labels.len()]; rows.labels.len()];
+    for (from, tos) in &s.transfers {
+        for (to, &n) in tos {
+            if let (Some(&r), Some(&c)) = (
+                rows.index.get(from.as_str()),
+                columns.index.get(to.as_str()),
+            ) {
+                matrix[r][c] += n;
+            }
+        }
+    }
+    let numbered =
+        bars.len() <= NUMBERED && rows.labels.len().max(columns.labels.len()) <= NUMBERED;
+    let cell = if numbered { 2 * ROW } else { ROW };
+    let bars_height = ROW * 2 * bars.len() as i32;
+    let map_height = cell * rows.labels.len() as i32 + LABEL;
     let height = TITLE + MARGIN + bars_height.max(map_height) + 2 * MARGIN;
     let map_left = MARGIN + LABEL + BAR_WIDTH + 3 * MARGIN + LABEL;
-    let width = map_left + cell * news.len() as i32 + MARGIN;
+    let width = map_left + cell * columns.labels.len() as i32 + MARGIN;
 
     let mut svg = String::new();
     {
@@ -87,22 +148,22 @@ pub fn render(title: &str, s: &ChangeSummary) -> Result<String, Box<dyn std::err
             (MARGIN, top - 16),
             text(12),
         ))?;
-        let max_load = before
-            .values()
-            .chain(after.values())
-            .copied()
+        let max_load = bars
+            .iter()
+            .flat_map(|b| [b.1, b.2])
+            .flatten()
             .max()
             .unwrap_or(0)
             .max(1);
         let x0 = MARGIN + LABEL;
-        for (i, node) in nodes.iter().enumerate() {
+        for (i, (node, before, after)) in bars.iter().enumerate() {
             let y = top + 2 * ROW * i as i32;
-            root.draw(&Text::new(node.to_string(), (x0 - 6, y + ROW), right(12)))?;
+            root.draw(&Text::new(node.clone(), (x0 - 6, y + ROW), right(12)))?;
             for (row, load, color) in [
-                (0, before.get(node), RGBColor(170, 170, 170)),
-                (1, after.get(node), RGBColor(60, 110, 200)),
+                (0, before, RGBColor(170, 170, 170)),
+                (1, after, RGBColor(60, 110, 200)),
             ] {
-                let load = load.copied().unwrap_or(0);
+                let load = load.unwrap_or(0);
                 let len = (i64::from(BAR_WIDTH) * load as i64 / max_load as i64) as i32;
                 let y = y + row * ROW;
                 root.draw(&Rectangle::new(
@@ -123,29 +184,16 @@ pub fn render(title: &str, s: &ChangeSummary) -> Result<String, Box<dyn std::err
             (map_left - LABEL, top - 16),
             text(12),
         ))?;
-        let max_transfer = s
-            .transfers
-            .values()
-            .flat_map(|t| t.values())
-            .copied()
-            .max()
-            .unwrap_or(0)
-            .max(1);
-        for (r, from) in olds.iter().enumerate() {
+        let max_transfer = matrix.iter().flatten().copied().max().unwrap_or(0).max(1);
+        for (r, from) in rows.labels.iter().enumerate() {
             let y = top + cell * r as i32;
             root.draw(&Text::new(
-                from.to_string(),
+                from.clone(),
                 (map_left - 6, y + cell / 2),
                 right(12),
             ))?;
-            for (c, to) in news.iter().enumerate() {
+            for (c, &n) in matrix[r].iter().enumerate() {
                 let x = map_left + cell * c as i32;
-                let n = s
-                    .transfers
-                    .get(*from)
-                    .and_then(|t| t.get(*to))
-                    .copied()
-                    .unwrap_or(0);
                 let shade = 255 - (200 * n / max_transfer) as u8;
                 let fill = if n == 0 {
                     RGBColor(248, 248, 248)
@@ -160,7 +208,7 @@ pub fn render(title: &str, s: &ChangeSummary) -> Result<String, Box<dyn std::err
                     [(x, y), (x + cell, y + cell)],
                     RGBColor(220, 220, 220),
                 ))?;
-                if n > 0 && nodes.len() <= NUMBERED {
+                if n > 0 && numbered {
                     root.draw(&Text::new(
                         n.to_string(),
                         (x + cell / 2, y + cell / 2),
@@ -170,13 +218,13 @@ pub fn render(title: &str, s: &ChangeSummary) -> Result<String, Box<dyn std::err
             }
         }
         // Column names, written downwards under the matrix.
-        let below = top + cell * olds.len() as i32 + 6;
-        for (c, to) in news.iter().enumerate() {
+        let below = top + cell * rows.labels.len() as i32 + 6;
+        for (c, to) in columns.labels.iter().enumerate() {
             let x = map_left + cell * c as i32 + cell / 2;
             let style = text(12)
                 .transform(FontTransform::Rotate90)
                 .pos(Pos::new(HPos::Left, VPos::Center));
-            root.draw(&Text::new(to.to_string(), (x, below), style))?;
+            root.draw(&Text::new(to.clone(), (x, below), style))?;
         }
         root.present()?;
     }

@@ -11,8 +11,8 @@ use serde::{Serialize, Serializer};
 use super::args::Args;
 use super::move_list;
 use crate::args::count;
-use crate::out::progress;
 use crate::out::stdout::ReportTo;
+use crate::out::{clash, progress};
 use crate::report::fraction::fraction;
 
 /// Destinations listed in the text summary; `--json` lists them all.
@@ -25,6 +25,10 @@ pub fn run(args: &Args) -> Result<(), String> {
     let resize =
         Resize::new(count("--from", from)?, count("--to", to)?).map_err(|e| e.to_string())?;
     let input = args.input.options().open()?;
+    clash::check(
+        &[("--output", args.output.as_deref())],
+        &args.input.file_id(),
+    )?;
     let mut output = move_list::open(args, input.byte_keys, None)?;
     // Where the summary goes, known before any work, so that a closed
     // standard output stops the command first.

@@ -19,8 +19,8 @@ use serde::Serialize;
 use super::args::Args;
 use super::move_list;
 use crate::node_tables;
-use crate::out::progress;
 use crate::out::stdout::ReportTo;
+use crate::out::{clash, progress};
 use crate::report::{change_plot, change_summary::ChangeSummary};
 
 /// Runs `reshard --from-nodes OLD --to-nodes NEW`.
@@ -34,6 +34,15 @@ pub fn run(args: &Args, old_path: &Path, new_path: &Path) -> Result<(), String> 
         None => TableChange::new(&old, &new),
     };
     let input = args.input.options().open()?;
+    let inputs = args.input.file_id().with("--from-nodes", old_path);
+    let inputs = inputs.with("--to-nodes", new_path);
+    clash::check(
+        &[
+            ("--output", args.output.as_deref()),
+            ("--plot", args.plot.as_deref()),
+        ],
+        &inputs,
+    )?;
     let mut output = move_list::open(args, input.byte_keys, Some(change.nodes()))?;
     let report_to = ReportTo::open(output.as_ref().is_some_and(|o| o.get_ref().is_stdout()))?;
     let bar = progress::bar(input.size, input.unit);

@@ -1,0 +1,212 @@
+//! The check every command makes of its outputs before it reads a key: no
+//! output may be one of its inputs (the key file, each file of a Parquet
+//! dataset directory or a place inside it, a node table), nor another
+//! output, and each must be writable where it is, so that a command never
+//! streams all its keys only to fail at the end, nor replaces what it read
+//! (a node table written over `--from-nodes` could never be checked
+//! again).
+//!
+//! Files are compared by identity (device and inode, the same through
+//! every link and hard link); an output that does not exist yet, by its
+//! canonical directory and name. FIFOs and character devices, written
+//! directly, are not compared: `/dev/null` can take every output at once.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::out::atomic::{follow_links, is_direct, may_access};
+
+/// A file's identity: its device and inode, the same through every link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+impl FileId {
+    /// The identity of the file `meta` describes (None off Unix).
+    fn of(meta: &std::fs::Metadata) -> Option<FileId> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Some(FileId {
+                dev: meta.dev(),
+                ino: meta.ino(),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            None
+        }
+    }
+}
+
+/// One file a command reads.
+struct Read {
+    /// What it is, for messages: "the input file keys.u64".
+    what: String,
+    id: Option<FileId>,
+}
+
+/// The files a command reads, to check its outputs against.
+#[derive(Default)]
+pub struct InputFiles {
+    files: Vec<Read>,
+    /// A Parquet dataset directory read as keys, canonical: whatever is
+    /// written inside it would be read as keys next time.
+    datasets: Vec<PathBuf>,
+}
+
+impl InputFiles {
+    /// Adds the file described by `meta`, which is `what` ("the input
+    /// file keys.u64").
+    pub fn add(&mut self, what: String, meta: &std::fs::Metadata) {
+        if is_direct(meta) {
+            return;
+        }
+        self.files.push(Read {
+            what,
+            id: FileId::of(meta),
+        });
+    }
+
+    /// With the file at `path`, given with `option` (nothing if it cannot
+    /// be read: reading it will say why).
+    pub fn with(mut self, option: &str, path: &Path) -> InputFiles {
+        if let Ok(meta) = std::fs::metadata(path) {
+            self.add(format!("the {option} file {}", path.display()), &meta);
+        }
+        self
+    }
+
+    /// Adds the Parquet dataset directory `dir` and each of its files.
+    pub fn add_dataset(&mut self, dir: &Path) {
+        if let Ok(canonical) = dir.canonicalize() {
+            self.datasets.push(canonical);
+        }
+        for file in jumpshard_stream::dataset_files(dir).unwrap_or_default() {
+            if let Ok(meta) = std::fs::metadata(&file) {
+                self.add(format!("the input file {}", file.display()), &meta);
+            }
+        }
+    }
+
+    /// The input file `meta` is, if any.
+    fn find(&self, id: Option<FileId>) -> Option<&Read> {
+        id.and_then(|id| self.files.iter().find(|f| f.id == Some(id)))
+    }
+}
+
+/// Where an output will be, to tell two outputs apart.
+#[derive(PartialEq, Eq)]
+enum Place {
+    /// An existing file.
+    File(FileId),
+    /// A file to create: its canonical directory and name.
+    New(PathBuf),
+}
+
+/// Checks `outputs` (each an option and the path it names, if given;
+/// `-`, standard output, is not checked) against each other and against
+/// `inputs`, and that each can be written, before any key is read.
+pub fn check(outputs: &[(&str, Option<&Path>)], inputs: &InputFiles) -> Result<(), String> {
+    let mut places: Vec<(&str, &Path, Place)> = Vec::new();
+    for &(option, path) in outputs {
+        let Some(path) = path.filter(|p| p.as_os_str() != "-") else {
+            continue;
+        };
+        let Some(place) = writable(option, path, inputs)? else {
+            continue;
+        };
+        if let Some((other, other_path, _)) = places.iter().find(|(_, _, p)| *p == place) {
+            return Err(format!(
+                "{option} {} and {other} {} are the same file: give each output its own",
+                path.display(),
+                other_path.display()
+            ));
+        }
+        places.push((option, path, place));
+    }
+    Ok(())
+}
+
+/// Checks the output `path` of `option` against `inputs` and that it can
+/// be written; its place, unless it is a FIFO or device.
+fn writable(option: &str, path: &Path, inputs: &InputFiles) -> Result<Option<Place>, String> {
+    let name = path.display();
+    let cannot = |why: String| format!("cannot write {name} ({option}): {why}");
+    let target = follow_links(path).map_err(|e| cannot(e.to_string()))?;
+    let dir = match target.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let meta = match std::fs::metadata(&target) {
+        Ok(meta) => Some(meta),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(cannot(e.to_string())),
+    };
+    if let Some(meta) = &meta {
+        if is_direct(meta) {
+            return Ok(None);
+        }
+        if meta.is_dir() {
+            return Err(cannot("it is a directory".into()));
+        }
+        if !meta.is_file() {
+            return Err(cannot(
+                "it is not a regular file, a FIFO or a character device".into(),
+            ));
+        }
+        if let Some(input) = inputs.find(FileId::of(meta)) {
+            return Err(cannot(format!(
+                "it is {}, which the output would replace",
+                input.what
+            )));
+        }
+    }
+    let dir_meta = std::fs::metadata(dir).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => cannot(format!(
+            "its directory {} does not exist (No such file or directory)",
+            dir.display()
+        )),
+        _ => cannot(format!("its directory {}: {e}", dir.display())),
+    })?;
+    if !dir_meta.is_dir() {
+        return Err(cannot(format!("{} is not a directory", dir.display())));
+    }
+    // The output is made in its directory, then renamed there.
+    if !may_access(dir, true) {
+        return Err(cannot(format!(
+            "Permission denied in its directory {} (the output is made there, then \
+             renamed)",
+            dir.display()
+        )));
+    }
+    let canonical = dir
+        .canonicalize()
+        .map_err(|e| cannot(format!("its directory {}: {e}", dir.display())))?
+        .join(target.file_name().unwrap_or_default());
+    if let Some(dataset) = inputs.datasets.iter().find(|d| canonical.starts_with(d)) {
+        return Err(cannot(format!(
+            "it is inside the Parquet dataset directory {} that the keys are read from, \
+             where it would be read as keys next time",
+            dataset.display()
+        )));
+    }
+    match meta {
+        Some(meta) => {
+            if !may_access(&target, false) {
+                return Err(cannot(
+                    "Permission denied (the file exists and you may not write it, so it is \
+                     not replaced)"
+                        .into(),
+                ));
+            }
+            Ok(Some(
+                FileId::of(&meta).map_or(Place::New(canonical), Place::File),
+            ))
+        }
+        None => Ok(Some(Place::New(canonical))),
+    }
+}
