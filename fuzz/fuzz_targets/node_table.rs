@@ -1,7 +1,11 @@
 //! Node-table files (`jumpshard::NodeTable::parse`) against a naive
 //! reading of the syntax: one name per line, `+NAME` for a node repeated on
-//! purpose, and the same table or the same refused line; an accepted table
-//! writes back (`to_text`) to text that parses to itself.
+//! purpose, then blank-separated `removed=K` or `weight=W` attributes; the
+//! same table or the same refused line. Whether removals replay is left to
+//! the library (its own tests replay them against Memento), so a table
+//! with removals or weights may still be refused as a whole. An accepted
+//! table writes back (`to_text`) to text that parses to itself, and never
+//! places a key on a removed slot.
 
 #![no_main]
 
@@ -18,27 +22,80 @@ fn fit(name: &str) -> bool {
             .any(|c| c.is_whitespace() || c.is_control() || c == ',' || c == '"')
 }
 
-/// The name of each slot, or the 1-based line refused (0: no line, an
-/// empty table).
-fn naive(text: &str) -> Result<Vec<String>, usize> {
+/// Whether one attribute is well formed: `removed=K` with K >= 1, or
+/// `weight=W` finite and not negative; its kind.
+fn attribute(field: &str) -> Option<&'static str> {
+    let (key, value) = field.split_once('=')?;
+    match key {
+        "removed" => value
+            .parse::<u64>()
+            .ok()
+            .filter(|&k| k >= 1)
+            .map(|_| "removed"),
+        "weight" => value
+            .parse::<f64>()
+            .ok()
+            .filter(|w| w.is_finite() && *w >= 0.0)
+            .map(|_| "weight"),
+        _ => None,
+    }
+}
+
+/// What the naive reading makes of a table.
+struct Naive {
+    slots: Vec<String>,
+    removed: usize,
+    attributes: bool,
+}
+
+/// The table, or the 1-based line refused (0: no line, an empty table).
+fn naive(text: &str) -> Result<Naive, usize> {
     let text = text.strip_suffix('\n').unwrap_or(text);
     if text.is_empty() {
         return Err(0);
     }
-    let mut slots: Vec<String> = Vec::new();
+    let mut table = Naive {
+        slots: Vec::new(),
+        removed: 0,
+        attributes: false,
+    };
+    let mut kinds: Vec<&str> = Vec::new();
     for (i, line) in text.split('\n').enumerate() {
         let line = line.strip_suffix('\r').unwrap_or(line);
-        let (name, marked) = match line.strip_prefix('+') {
+        // The name runs from the line's start, past leading blanks, to the
+        // next blank.
+        let lead = line.len() - line.trim_start_matches([' ', '\t']).len();
+        let end = line[lead..]
+            .find([' ', '\t'])
+            .map_or(line.len(), |e| lead + e);
+        let (first, rest) = line.split_at(end);
+        let (name, marked) = match first.strip_prefix('+') {
             Some(name) => (name, true),
-            None => (line, false),
+            None => (first, false),
         };
-        let seen = slots.iter().any(|s| s == name);
+        let seen = table.slots.iter().any(|s| s == name);
         if !fit(name) || seen != marked {
             return Err(i + 1);
         }
-        slots.push(name.to_owned());
+        table.slots.push(name.to_owned());
+        let mut on_line: Vec<&str> = Vec::new();
+        for field in rest.split([' ', '\t']).filter(|f| !f.is_empty()) {
+            let kind = attribute(field).ok_or(i + 1)?;
+            if on_line.contains(&kind) {
+                return Err(i + 1);
+            }
+            on_line.push(kind);
+            if !kinds.contains(&kind) {
+                kinds.push(kind);
+            }
+            if kinds.len() == 2 {
+                return Err(i + 1);
+            }
+            table.attributes = true;
+            table.removed += usize::from(kind == "removed");
+        }
     }
-    Ok(slots)
+    Ok(table)
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -48,23 +105,29 @@ fuzz_target!(|data: &[u8]| {
     match (naive(text), NodeTable::parse(text)) {
         (Ok(want), Ok(table)) => {
             let got: Vec<&str> = (0..table.len()).map(|i| table.slot(i)).collect();
-            assert_eq!(want, got);
+            assert_eq!(want.slots, got);
+            assert_eq!(want.removed, table.removals().len());
             assert_eq!(NodeTable::parse(&table.to_text()).as_ref(), Ok(&table));
             for key in [0, 1, u64::MAX, data.len() as u64] {
+                assert!(!table.is_removed(table.bucket(key) as usize));
                 assert!(table.nodes().iter().any(|n| n == table.node(key)));
             }
         }
+        // Removals that do not replay, or weights all 0: the naive
+        // reading does not replay them.
+        (Ok(want), Err(TableError::BadRemovals { .. })) if want.attributes => {}
         (Err(line), Err(e)) => {
             let got = match e {
                 TableError::Empty => 0,
                 TableError::EmptyName { line }
                 | TableError::BadName { line, .. }
                 | TableError::UnmarkedRepeat { line, .. }
-                | TableError::MarkedFirst { line, .. } => line,
+                | TableError::MarkedFirst { line, .. }
+                | TableError::BadAttribute { line, .. } => line,
                 other => panic!("{other:?}"),
             };
             assert_eq!(line, got, "{e}");
         }
-        (want, got) => panic!("naive {want:?}, parse {got:?}"),
+        (want, got) => panic!("naive {:?}, parse {got:?}", want.map(|w| w.slots)),
     }
 });

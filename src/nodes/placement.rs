@@ -12,7 +12,8 @@ pub(super) enum Placement {
     Jump,
     /// Some slots are removed (`removed=K`), in the order of their K.
     Memento(Memento),
-    /// Some slot has a `weight=W`; the others weigh 1.
+    /// Some slot has a `weight=W`, the others weigh 1, and not all weigh
+    /// the same.
     Weighted {
         /// Each slot's weight, as the file gives it.
         weights: Vec<f64>,
@@ -30,6 +31,11 @@ impl Placement {
     ) -> Result<Placement, Error> {
         if let Some(weights) = weights {
             let sampler = Weights::new(&weights)?;
+            // Equal weights place keys exactly as Figure 1: the plain
+            // placement, so that such a table is plain in every respect.
+            if weights.iter().all(|&w| w == weights[0]) {
+                return Ok(Placement::Jump);
+            }
             return Ok(Placement::Weighted { weights, sampler });
         }
         if removals.is_empty() {
