@@ -118,7 +118,7 @@ impl InputArgs {
     /// The files the input reads, which no output may replace: the key
     /// file (also a file on standard input), or a Parquet dataset
     /// directory and each of its files; none for generated keys.
-    pub fn file_id(&self) -> InputFiles {
+    pub fn input_files(&self) -> InputFiles {
         let mut files = InputFiles::default();
         if self.generate.is_some() {
             return files;

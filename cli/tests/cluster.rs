@@ -248,6 +248,7 @@ fn contradictions_are_refused() {
             "every slot is removed",
         ),
         ("a reomved=1\nb\n", "line 1", "not an attribute"),
+        ("a\na\u{200B}\n", "line 2", "invisible character"),
     ];
     for (text, first, second) in cases {
         let t = table(d.path(), "bad", text);
@@ -318,6 +319,31 @@ fn contradictions_are_refused() {
         ]),
         &["only working node"],
     );
+    // Outputs over the tables they read are refused before any work.
+    let before = std::fs::read_to_string(&t).unwrap();
+    assert_fails(
+        &run(&[
+            "restore",
+            "--nodes",
+            path_str(&t),
+            "--write-table",
+            path_str(&t),
+        ]),
+        &["--write-table", "--from-nodes"],
+    );
+    assert_fails(
+        &run(&[
+            "assign",
+            "--nodes",
+            path_str(&t),
+            "--generate",
+            "5",
+            "--output",
+            path_str(&t),
+        ]),
+        &["--output", "--nodes"],
+    );
+    assert_eq!(std::fs::read_to_string(&t).unwrap(), before);
     let plain = table(d.path(), "plain", "a\nb\n");
     assert_fails(
         &run(&[

@@ -13,13 +13,19 @@ use jumpshard::{NodeTable, TableError};
 use libfuzzer_sys::fuzz_target;
 
 /// Whether `name` can name a node: not empty, no leading `+`, no
-/// whitespace, control character, `,` or `"`.
+/// whitespace, control character, `,`, `"`, or format character that
+/// prints as nothing.
 fn fit(name: &str) -> bool {
+    let invisible = |c: char| {
+        matches!(c, '\u{00AD}' | '\u{061C}' | '\u{180E}' | '\u{200B}'..='\u{200F}')
+            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}')
+            || matches!(c, '\u{2066}'..='\u{206F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}')
+    };
     !name.is_empty()
         && !name.starts_with('+')
-        && !name
-            .chars()
-            .any(|c| c.is_whitespace() || c.is_control() || c == ',' || c == '"')
+        && !name.chars().any(|c| {
+            c.is_whitespace() || c.is_control() || c == ',' || c == '"' || invisible(c)
+        })
 }
 
 /// Whether one attribute is well formed: `removed=K` with K >= 1, or
@@ -50,6 +56,7 @@ struct Naive {
 
 /// The table, or the 1-based line refused (0: no line, an empty table).
 fn naive(text: &str) -> Result<Naive, usize> {
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     let text = text.strip_suffix('\n').unwrap_or(text);
     if text.is_empty() {
         return Err(0);

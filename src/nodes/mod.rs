@@ -19,7 +19,11 @@
 //! `+NAME`: an unmarked repeat is refused as an accident (a copy-paste
 //! error would otherwise silently double a node's load). Lines end in
 //! `\n` or `\r\n`; the last one may lack it. Empty lines are refused,
-//! since they would shift every later slot.
+//! since they would shift every later slot. Names holding characters that
+//! print as nothing (zero-width spaces, joiners, byte order marks,
+//! direction controls) are refused too, since two such names would look
+//! alike in every report; a byte order mark at the very start of the file
+//! (an editor's) is dropped.
 //!
 //! After the name, separated by blanks, a line may carry attributes that
 //! change how keys are placed, so that every router loading the same file

@@ -1,6 +1,6 @@
 """Type stubs of the jumpshard extension module (see the package docstring)."""
 
-from typing import Any, List, Optional, Sequence, Union, overload
+from typing import Any, List, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -24,7 +24,12 @@ class Plan:
     #: the same arrays.
     sources: npt.NDArray[np.int32]
     destinations: npt.NDArray[np.int32]
-    per_destination: npt.NDArray[np.int64]
+    @property
+    def per_destination(self) -> npt.NDArray[np.int64]:
+        """Moves per new bucket, to_buckets long (up to 2**24 buckets)."""
+    @property
+    def destination_counts(self) -> Tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+        """(buckets, counts) of the destinations that receive keys."""
     moved: int
     keys: int
     from_buckets: int

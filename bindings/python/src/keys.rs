@@ -158,9 +158,9 @@ impl<'py> Keys<'py> {
     }
 }
 
-/// The keys of a list or tuple of ints, each between -2**63 and 2**64-1
-/// (negative ones read as their int64 bits, as numpy int64 arrays are):
-/// numpy would turn a mix of large and negative ints into floats.
+/// The keys of a list or tuple of ints, each between 0 and 2**64-1: a
+/// Python int is a key's value, as `bucket` reads it, so -1 is refused here
+/// too (an int64 array, whose dtype declares 64 bits, is read bit for bit).
 fn list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
     let mut keys = Vec::with_capacity(obj.len()?);
     for (i, item) in obj.try_iter()?.enumerate() {
@@ -169,17 +169,17 @@ fn list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
         not_bool(&item, &what)?;
         let key = match item.extract::<u64>() {
             Ok(key) => key,
-            Err(_) => match item.extract::<i64>() {
-                Ok(key) => key as u64,
-                Err(_) => {
-                    let name = item.get_type().name()?;
-                    return Err(if item.is_instance_of::<pyo3::types::PyInt>() {
-                        PyValueError::new_err(format!("{what} = {item} does not fit in 64 bits"))
-                    } else {
-                        PyTypeError::new_err(format!("{what} must be an int, not {name}"))
-                    });
-                }
-            },
+            Err(_) => {
+                let name = item.get_type().name()?;
+                return Err(if item.is_instance_of::<pyo3::types::PyInt>() {
+                    PyValueError::new_err(format!(
+                        "{what} must be between 0 and 2**64-1, got {item} (an int64 array \
+                         reads negative values as their 64 bits)"
+                    ))
+                } else {
+                    PyTypeError::new_err(format!("{what} must be an int, not {name}"))
+                });
+            }
         };
         keys.push(key);
     }

@@ -22,9 +22,10 @@ pub struct Plan {
     /// Their new buckets (int32).
     #[pyo3(get)]
     to: Py<PyAny>,
-    /// The number of moving keys per new bucket (int64, `to_buckets` long).
-    #[pyo3(get)]
-    per_destination: Py<PyAny>,
+    /// The destinations that receive keys, increasing (int32).
+    destination_buckets: Py<PyAny>,
+    /// How many keys each receives (int64).
+    destination_counts: Py<PyAny>,
     /// The number of moving keys.
     #[pyo3(get)]
     moved: u64,
@@ -39,8 +40,49 @@ pub struct Plan {
     to_buckets: u32,
 }
 
+/// The most buckets `per_destination` gives densely: 2^24 counts are
+/// 128 MiB. A dense array of 10^9 counts would take 8 GB, and numpy's lazily
+/// zeroed pages do not save it: transparent huge pages make each count
+/// written cost 2 MiB.
+const DENSE_DESTINATIONS: u32 = 1 << 24;
+
 #[pymethods]
 impl Plan {
+    /// The number of moving keys per new bucket (int64, `to_buckets`
+    /// long), for up to 2^24 buckets; beyond, `destination_counts` gives
+    /// them sparsely and this raises ValueError saying so.
+    #[getter]
+    fn per_destination<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if self.to_buckets > DENSE_DESTINATIONS {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "per_destination would hold {} counts ({} bytes): use destination_counts, the \
+                 (buckets, counts) of the destinations that receive keys",
+                self.to_buckets,
+                u64::from(self.to_buckets) * 8
+            )));
+        }
+        let dense = py.import(intern!(py, "numpy"))?.call_method1(
+            intern!(py, "zeros"),
+            (self.to_buckets as usize, intern!(py, "int64")),
+        )?;
+        dense.set_item(
+            self.destination_buckets.bind(py),
+            self.destination_counts.bind(py),
+        )?;
+        Ok(dense)
+    }
+
+    /// `(buckets, counts)`: the destinations that receive keys, increasing
+    /// (int32), and how many each receives (int64); sparse, so bounded by
+    /// the moves whatever `to_buckets`.
+    #[getter]
+    fn destination_counts(&self, py: Python<'_>) -> (Py<PyAny>, Py<PyAny>) {
+        (
+            self.destination_buckets.clone_ref(py),
+            self.destination_counts.clone_ref(py),
+        )
+    }
+
     /// `from_` under its old name, kept for compatibility: the same array.
     #[getter]
     fn sources(&self, py: Python<'_>) -> Py<PyAny> {
@@ -116,29 +158,17 @@ pub fn plan<'py>(
         plans.into_iter().for_each(give_back);
         (Joined(positions), Joined(from), Joined(to), counts)
     });
-    // numpy.zeros: calloc'd, so the untouched counts of a large
-    // `to_buckets` cost no memory, and one the machine cannot hold
-    // (2^31-1 counts are 16 GiB) raises MemoryError instead of aborting.
-    let per_destination = py.import(intern!(py, "numpy"))?.call_method1(
-        intern!(py, "zeros"),
-        (to_count.get() as usize, intern!(py, "int64")),
-    )?;
-    let (buckets, moves): (Vec<i64>, Vec<i64>) = counts
+    let (buckets, moves): (Vec<i32>, Vec<i64>) = counts
         .iter()
-        .map(|(bucket, n)| (i64::from(bucket), n as i64))
+        .map(|(bucket, n)| (bucket as i32, n as i64))
         .unzip();
-    if !buckets.is_empty() {
-        per_destination.set_item(
-            column::from_vec(py, buckets, "i8")?,
-            column::from_vec(py, moves, "i8")?,
-        )?;
-    }
     let moved = counts.total();
     Ok(Plan {
         positions: positions.array(py, MovePlan::positions, "u8")?,
         from: from.array(py, MovePlan::from, "i4")?,
         to: to.array(py, MovePlan::to, "i4")?,
-        per_destination: per_destination.unbind(),
+        destination_buckets: column::from_vec(py, buckets, "i4")?.unbind(),
+        destination_counts: column::from_vec(py, moves, "i8")?.unbind(),
         moved,
         keys: total,
         from_buckets: from_count.get(),

@@ -86,7 +86,9 @@ def test_bad_threads(threads, error, message):
         (pa.array([str(i) for i in range(10)]), TypeError, "got Arrow byte strings"),
         ([1, 2, True] + [0] * 7, TypeError, r"keys\[2\] must be an int, not bool"),
         ([1, 2.5] + [0] * 8, TypeError, r"keys\[1\] must be an int, not float"),
-        ([2**64] + [0] * 9, ValueError, r"keys\[0\] = 18446744073709551616 does not fit in 64 bits"),
+        ([2**64] + [0] * 9, ValueError, r"keys\[0\] must be between 0 and 2\*\*64-1, got 18446744073709551616"),
+        # A Python int is a key's value, in a list as in bucket(-1).
+        ([0, -1] + [0] * 8, ValueError, r"keys\[1\] must be between 0 and 2\*\*64-1, got -1"),
         ("0123456789", TypeError, "keys must be 64-bit integers"),
     ],
 )

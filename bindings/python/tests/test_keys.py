@@ -59,7 +59,7 @@ def inputs(keys):
         ("memoryview", memoryview(keys)),
         ("bytes buffer", np.frombuffer(keys.tobytes(), dtype=np.uint64)),
         ("list", [int(k) for k in keys]),
-        ("list of int64", [int(k) for k in signed]),
+        ("list of int64 values", [int(k) for k in signed.astype(np.uint64)]),
         ("pyarrow UInt64Array", pa.array(keys)),
         ("pyarrow Int64Array", pa.array(signed)),
         ("pyarrow slice", pa.array(np.concatenate([keys[:7], keys]))[7:]),

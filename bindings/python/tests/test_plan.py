@@ -70,22 +70,26 @@ def test_empty_plan():
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
-def test_counts_the_machine_cannot_hold_raise_memory_error():
-    """`per_destination` for 2^31-1 buckets is 16 GiB: with 1 GiB of address
-    space to spare the plan raises MemoryError, and the process lives."""
+def test_a_plan_into_every_bucket_count_fits_in_little_memory():
+    """Destination counts are sparse: a plan into 2^31-1 buckets runs with
+    1 GiB of address space to spare, and only the dense view, which would
+    take 16 GiB, is refused."""
     script = """
 import resource, numpy as np, jumpshard
 size = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmSize:"))
 limit = size * 1024 + (1 << 30)
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+p = jumpshard.plan(np.arange(1000, dtype=np.uint64), 10, 2**31 - 1)
+buckets, counts = p.destination_counts
+assert int(counts.sum()) == p.moved == len(p.to)
 try:
-    jumpshard.plan(np.arange(1000, dtype=np.uint64), 10, 2**31 - 1)
-except MemoryError:
-    print("MemoryError")
+    p.per_destination
+except ValueError as e:
+    print("refused" if "destination_counts" in str(e) else e)
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "MemoryError"
+    assert done.stdout.strip() == "refused"
 
 
 def test_reused_buffers_never_change_a_live_array(many_keys):
@@ -105,3 +109,24 @@ def test_reused_buffers_never_change_a_live_array(many_keys):
     again = jumpshard.plan(many_keys, 10, 12)
     np.testing.assert_array_equal(again.positions, want[0])
     np.testing.assert_array_equal(again.to, want[1])
+
+
+def test_destination_counts_stay_sparse_for_huge_bucket_counts():
+    import resource
+
+    keys = np.random.default_rng(3).integers(0, 2**64, size=20_000, dtype=np.uint64)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    p = jumpshard.plan(keys, 1, 10**9)
+    buckets, counts = p.destination_counts
+    assert p.moved == len(keys) == int(counts.sum())
+    assert buckets.dtype == np.int32 and counts.dtype == np.int64
+    assert (np.diff(buckets) > 0).all()
+    np.testing.assert_array_equal(np.unique(p.to), buckets)
+    with pytest.raises(ValueError, match="use destination_counts"):
+        p.per_destination
+    # ru_maxrss is in KiB on Linux: well under the 8 GB of a dense array.
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 512 * 1024
+    small = jumpshard.plan(keys, 10, 12)
+    dense = small.per_destination
+    b, c = small.destination_counts
+    assert len(dense) == 12 and (dense[b] == c).all() and dense.sum() == small.moved

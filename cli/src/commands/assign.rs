@@ -156,7 +156,13 @@ pub fn run(args: &Args) -> Result<(), String> {
     let k = args.replicas.unwrap_or(1);
     let input = args.input.options().open()?;
     let mut sink = match &args.output {
-        Some(path) => Output::create(path, args.input.file_id())?,
+        Some(path) => {
+            let mut inputs = args.input.input_files();
+            if let Some(table) = &args.nodes {
+                inputs = inputs.with("--nodes", table);
+            }
+            Output::create(path, inputs)?
+        }
         None => Output::Stdout(Stdout::open()?),
     };
     // The summary's standard output, opened before any work so that a

@@ -280,7 +280,10 @@ pub fn run(args: &Args) -> Result<(), String> {
     ];
     clash::check(
         &outputs,
-        &args.input.file_id().with("--from-nodes", &args.from_nodes),
+        &args
+            .input
+            .input_files()
+            .with("--from-nodes", &args.from_nodes),
     )?;
     let bar = progress::bar(input.size, input.unit);
     let workers = args.input.workers(args.threads);

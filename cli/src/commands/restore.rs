@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use jumpshard::nodes::{restore, RestoreError};
 
 use crate::node_tables;
+use crate::out::clash::{self, InputFiles};
 use crate::out::stdout::ReportTo;
 
 /// The options of `jumpshard restore`.
@@ -36,6 +37,10 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<(), String> {
     let report_to = ReportTo::open(false)?;
     let old = node_tables::read("--from-nodes", &args.from_nodes)?;
+    clash::check(
+        &[("--write-table", Some(args.write_table.as_path()))],
+        &InputFiles::default().with("--from-nodes", &args.from_nodes),
+    )?;
     let file = args.from_nodes.display();
     let (new, slot) = restore(&old, args.node.as_deref()).map_err(|e| match e {
         RestoreError::NameNeeded { slot } => format!(

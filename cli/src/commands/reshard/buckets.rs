@@ -27,7 +27,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     let input = args.input.options().open()?;
     clash::check(
         &[("--output", args.output.as_deref())],
-        &args.input.file_id(),
+        &args.input.input_files(),
     )?;
     let mut output = move_list::open(args, input.byte_keys, None)?;
     // Where the summary goes, known before any work, so that a closed

@@ -16,7 +16,7 @@ pub fn open(
     let Some(path) = args.output.as_deref() else {
         return Ok(None);
     };
-    let out = Output::create(path, args.input.file_id())?;
+    let out = Output::create(path, args.input.input_files())?;
     let name = out.name().to_owned();
     let id = match args.positions || byte_keys {
         true => MoveId::Position,
