@@ -339,7 +339,7 @@ mod tests {
         let after = removal.table(&Removal::Memento).unwrap();
         assert_eq!(after.to_text(), "a\nb removed=2\nc\n+b removed=1\nd\n");
         // Fewer keys under Miri, which runs them a thousand times slower.
-        let keys = if cfg!(miri) { 300 } else { 20_000u64 };
+        let keys = if cfg!(miri) { 60 } else { 20_000u64 };
         for key in 0..keys {
             let (old, new) = (table.node(key), after.node(key));
             assert!(
