@@ -337,7 +337,7 @@ mod parquet_files {
     fn write(path: &std::path::Path, columns: Vec<(&str, ArrayRef)>, group: usize) {
         let batch = RecordBatch::try_from_iter(columns).unwrap();
         let props = WriterProperties::builder()
-            .set_max_row_group_size(group)
+            .set_max_row_group_row_count(Some(group))
             .set_compression(parquet::basic::Compression::SNAPPY)
             .build();
         let file = std::fs::File::create(path).unwrap();
@@ -468,7 +468,7 @@ mod parquet_files {
             let path = d.path().join(format!("{name}.parquet"));
             let batch = RecordBatch::try_from_iter([("k", u64s(&keys))]).unwrap();
             let props = WriterProperties::builder()
-                .set_max_row_group_size(2000)
+                .set_max_row_group_row_count(Some(2000))
                 .set_compression(codec)
                 .build();
             let file = std::fs::File::create(&path).unwrap();

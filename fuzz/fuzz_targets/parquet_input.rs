@@ -24,7 +24,7 @@ fn contain_parquet_panics() {
         let abort = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             // The crates' sources are named in the frames, as
-            // `.../parquet-57.3.2/src/...` (and arrow-ipc's, which parquet
+            // `.../parquet-60.1.0/src/...` (and arrow-ipc's, which parquet
             // calls).
             let trace = std::backtrace::Backtrace::force_capture().to_string();
             if !trace.contains("/parquet-") && !trace.contains("/arrow-") {

@@ -351,7 +351,7 @@ mod tests {
         let column = Arc::new(UInt64Array::from(keys.clone())) as ArrayRef;
         let batch = RecordBatch::try_from_iter([("k", column)]).unwrap();
         let props = WriterProperties::builder()
-            .set_max_row_group_size(rows)
+            .set_max_row_group_row_count(Some(rows))
             .build();
         let mut writer =
             ArrowWriter::try_new(File::create(&path).unwrap(), batch.schema(), Some(props))
