@@ -133,7 +133,7 @@ pub fn set(key: u64, num_buckets: BucketCount, out: &mut [u32]) -> Result<(), Er
     Ok(())
 }
 
-pub(crate) fn check(k: usize, num_buckets: BucketCount) -> Result<(), Error> {
+fn check(k: usize, num_buckets: BucketCount) -> Result<(), Error> {
     if k > num_buckets.get() as usize {
         return Err(Error::TooManyReplicas {
             replicas: k,
@@ -166,7 +166,24 @@ pub fn batch(
     num_buckets: BucketCount,
     columns: &mut [&mut [u32]],
 ) -> Result<(), Error> {
-    check(columns.len(), num_buckets)?;
+    let n = num_buckets.get();
+    fill_columns(keys, n, num_buckets, columns, |_, _| {})
+}
+
+/// The sets of `keys` over a first stage of `n` buckets into `columns`
+/// (`k` of them), at most `available` members: column 0 is Figure 1 on the
+/// kernels, the rest [`Slots::fill`]'s, each set then passed through
+/// `adjust` (a Memento's replay of its removals) before it is written.
+/// Fails, writing nothing, with [`Error::TooManyReplicas`] or
+/// [`Error::LengthMismatch`].
+pub(crate) fn fill_columns(
+    keys: &[u64],
+    n: u32,
+    available: BucketCount,
+    columns: &mut [&mut [u32]],
+    adjust: impl Fn(u64, &mut [u32]),
+) -> Result<(), Error> {
+    check(columns.len(), available)?;
     if let Some(bad) = columns.iter().find(|c| c.len() != keys.len()) {
         return Err(Error::LengthMismatch {
             keys: keys.len(),
@@ -176,12 +193,13 @@ pub fn batch(
     let Some((first, rest)) = columns.split_first_mut() else {
         return Ok(());
     };
-    let n = num_buckets.get();
     active_kernel().run(keys, n, first);
     let mut slots = Slots::default();
     let mut set = vec![0u32; rest.len() + 1];
     for (i, &key) in keys.iter().enumerate() {
         slots.fill(key, n, first[i], &mut set);
+        adjust(key, &mut set);
+        first[i] = set[0];
         for (column, &b) in rest.iter_mut().zip(&set[1..]) {
             column[i] = b;
         }

@@ -87,28 +87,52 @@ pub unsafe extern "C" fn jumpshard_replicas_batch(
 ) -> jumpshard_status {
     guard_status(|| {
         let n = counts(num_buckets, k)?;
-        let keys = Buffer::new(keys, len)?;
-        let total = k.checked_mul(len).ok_or(JUMPSHARD_ERROR_INVALID_LENGTH)?;
-        let out = Buffer::new(out_u32(out), total)?;
-        if keys.overlaps(&out) {
-            return Err(JUMPSHARD_ERROR_OVERLAPPING_BUFFERS);
+        // SAFETY: the caller's contract, stated above, is the one
+        // `columns` needs.
+        unsafe {
+            columns(keys, len, k, out, |keys, columns| {
+                jumpshard::replicas::batch(keys, n, columns)
+            })
         }
-        if total == 0 {
-            // No key, or no replica: nothing to write (and no columns to
-            // make, which for `len == 0` could be up to INT32_MAX).
-            return Ok(());
-        }
-        // SAFETY: the caller promises `len` readable keys, not written
-        // during the call.
-        let keys = unsafe { keys.slice() };
-        // SAFETY: the caller promises `k * len` writable outputs that no
-        // one else accesses; they do not overlap the keys.
-        let out = unsafe { out.slice_mut() };
-        // `len > 0` here, and `out` has exactly `k * len` elements: `k`
-        // columns.
-        let mut columns: Vec<&mut [u32]> = out.chunks_mut(len).collect();
-        jumpshard::replicas::batch(keys, n, &mut columns).map_err(|e| jumpshard_status::of(&e))
     })
+}
+
+/// Checks `keys` (`len` elements), then `out` (`k * len`), then that they
+/// do not overlap, and runs `fill` over `k` columns of `len` elements of
+/// `out`; nothing is written when `k * len` is 0. The replica batches of
+/// plain counts and of Memento clusters share it.
+///
+/// # Safety
+/// Unless `len` is 0, `keys` must point to `len` readable `uint64_t`;
+/// unless `k * len` is 0, `out` must point to `k * len` writable `int32_t`;
+/// no other thread may write either during the call.
+pub(crate) unsafe fn columns(
+    keys: *const u64,
+    len: usize,
+    k: usize,
+    out: *mut i32,
+    fill: impl FnOnce(&[u64], &mut [&mut [u32]]) -> Result<(), jumpshard::Error>,
+) -> Result<(), jumpshard_status> {
+    let keys = Buffer::new(keys, len)?;
+    let total = k.checked_mul(len).ok_or(JUMPSHARD_ERROR_INVALID_LENGTH)?;
+    let out = Buffer::new(out_u32(out), total)?;
+    if keys.overlaps(&out) {
+        return Err(JUMPSHARD_ERROR_OVERLAPPING_BUFFERS);
+    }
+    if total == 0 {
+        // No key, or no replica: nothing to write (and no columns to make,
+        // which for `len == 0` could be up to INT32_MAX).
+        return Ok(());
+    }
+    // SAFETY: the caller promises `len` readable keys, not written during
+    // the call.
+    let keys = unsafe { keys.slice() };
+    // SAFETY: the caller promises `k * len` writable outputs that no one
+    // else accesses; they do not overlap the keys.
+    let out = unsafe { out.slice_mut() };
+    // `len > 0` here, and `out` has exactly `k * len` elements: `k` columns.
+    let mut columns: Vec<&mut [u32]> = out.chunks_mut(len).collect();
+    fill(keys, &mut columns).map_err(|e| jumpshard_status::of(&e))
 }
 
 #[cfg(test)]

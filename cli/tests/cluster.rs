@@ -306,6 +306,13 @@ fn contradictions_are_refused() {
         assert_fails(&o, words);
         assert!(!out.exists(), "{args:?}");
     }
+    // A node with two slots could stand twice in a set.
+    let heavy = table(d.path(), "heavy", "a\nb\n+a\nc\n");
+    for command in [&["lookup", "5"][..], &["assign", "--generate", "5"][..]] {
+        let mut all = command.to_vec();
+        all.extend(["--nodes", path_str(&heavy), "--replicas", "2"]);
+        assert_fails(&run(&all), &["--replicas 2", "\"a\" serves several slots"]);
+    }
     let only = table(d.path(), "only", "a removed=1\nb\n");
     assert_fails(
         &run(&[

@@ -29,7 +29,7 @@
 use super::lookup::rehash_u64;
 use super::Memento;
 use crate::kernel::scalar::jump;
-use crate::replicas::{check, Slots};
+use crate::replicas::fill_columns;
 use crate::{BucketCount, Error};
 
 /// Candidates tried for a replaced member before the cyclic scan; with
@@ -62,14 +62,9 @@ impl Memento {
     /// # Ok::<(), jumpshard::Error>(())
     /// ```
     pub fn replicas(&self, key: u64, out: &mut [u32]) -> Result<(), Error> {
-        self.check_replicas(out.len())?;
-        if out.is_empty() {
-            return Ok(());
-        }
-        let n = self.barray.get();
-        Slots::default().fill(key, n, jump(key, n), out);
-        self.replay(key, out);
-        Ok(())
+        // One key's set is a batch of one: k columns of one element.
+        let mut columns: Vec<&mut [u32]> = out.chunks_mut(1).collect();
+        self.replicas_batch(&[key], &mut columns)
     }
 
     /// The replica sets of a batch of keys as `k` columns: `columns[j][i]`
@@ -93,35 +88,10 @@ impl Memento {
     /// # Ok::<(), jumpshard::Error>(())
     /// ```
     pub fn replicas_batch(&self, keys: &[u64], columns: &mut [&mut [u32]]) -> Result<(), Error> {
-        self.check_replicas(columns.len())?;
-        if let Some(bad) = columns.iter().find(|c| c.len() != keys.len()) {
-            return Err(Error::LengthMismatch {
-                keys: keys.len(),
-                out: bad.len(),
-            });
-        }
-        let Some((first, rest)) = columns.split_first_mut() else {
-            return Ok(());
-        };
-        let n = self.barray.get();
-        // Figure 1 over the b-array, on the kernels: the sets' start.
-        crate::active_kernel().run(keys, n, first);
-        let mut slots = Slots::default();
-        let mut set = vec![0u32; rest.len() + 1];
-        for (i, &key) in keys.iter().enumerate() {
-            slots.fill(key, n, first[i], &mut set);
-            self.replay(key, &mut set);
-            first[i] = set[0];
-            for (column, &b) in rest.iter_mut().zip(&set[1..]) {
-                column[i] = b;
-            }
-        }
-        Ok(())
-    }
-
-    fn check_replicas(&self, k: usize) -> Result<(), Error> {
         let working = BucketCount::new(self.working()).expect("a cluster keeps a working bucket");
-        check(k, working)
+        fill_columns(keys, self.barray.get(), working, columns, |key, set| {
+            self.replay(key, set)
+        })
     }
 
     /// Replays the removals that hit `set`, oldest first.

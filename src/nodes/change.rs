@@ -44,8 +44,6 @@ use std::collections::BTreeMap;
 
 mod replicas;
 
-pub use replicas::ReplicaChangeError;
-
 use super::placement::Placement;
 use crate::plan::counter::tally;
 use crate::{active_kernel, BucketCount, NodeTable, PlanScratch};

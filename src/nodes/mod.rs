@@ -80,10 +80,12 @@
 mod change;
 mod placement;
 mod removal;
+mod replicas;
 mod restore;
 mod table;
 
-pub use change::{ChangeCounts, NodeMove, NodePlan, ReplicaChangeError, TableChange};
+pub use change::{ChangeCounts, NodeMove, NodePlan, TableChange};
 pub use removal::{NodeRemoval, Removal, RemovalError};
+pub use replicas::ReplicaError;
 pub use restore::{restore, RestoreError};
 pub use table::{NodeTable, TableError, MAX_SLOTS};

@@ -62,4 +62,18 @@ impl Placement {
             Placement::Weighted { sampler, .. } => sampler.batch(keys, out),
         }
     }
+
+    /// The replica sets of `keys` into `columns`: Memento's under removals,
+    /// else the plain sets over `n` (weights have none: the caller checks).
+    pub(super) fn replicas_batch(
+        &self,
+        keys: &[u64],
+        n: BucketCount,
+        columns: &mut [&mut [u32]],
+    ) -> Result<(), Error> {
+        match self {
+            Placement::Memento(m) => m.replicas_batch(keys, columns),
+            _ => crate::replicas::batch(keys, n, columns),
+        }
+    }
 }

@@ -2,13 +2,10 @@
 //! the first its Memento bucket, as k columns.
 
 use super::jumpshard_memento;
-use crate::buffers::{out_u32, Buffer};
 use crate::guard::guard_status;
 use crate::handle;
-use crate::status::jumpshard_status::{
-    self, JUMPSHARD_ERROR_INVALID_LENGTH, JUMPSHARD_ERROR_OVERLAPPING_BUFFERS,
-    JUMPSHARD_ERROR_TOO_MANY_REPLICAS,
-};
+use crate::replicas::columns;
+use crate::status::jumpshard_status::{self, JUMPSHARD_ERROR_TOO_MANY_REPLICAS};
 
 /// Writes the replica sets of `keys[0..len]` in the cluster as `k` columns
 /// of `len` elements, one after the other in `out` (`k * len` elements):
@@ -49,27 +46,13 @@ pub unsafe extern "C" fn jumpshard_memento_replicas_batch(
         if k > memento.0.working() as usize {
             return Err(JUMPSHARD_ERROR_TOO_MANY_REPLICAS);
         }
-        let keys = Buffer::new(keys, len)?;
-        let total = k.checked_mul(len).ok_or(JUMPSHARD_ERROR_INVALID_LENGTH)?;
-        let out = Buffer::new(out_u32(out), total)?;
-        if keys.overlaps(&out) {
-            return Err(JUMPSHARD_ERROR_OVERLAPPING_BUFFERS);
+        // SAFETY: the caller's contract, stated above, is the one
+        // `replicas::columns` needs.
+        unsafe {
+            columns(keys, len, k, out, |keys, columns| {
+                memento.0.replicas_batch(keys, columns)
+            })
         }
-        if total == 0 {
-            return Ok(());
-        }
-        // SAFETY: the caller promises `len` readable keys, not written
-        // during the call.
-        let keys = unsafe { keys.slice() };
-        // SAFETY: the caller promises `k * len` writable outputs that no
-        // one else accesses; they do not overlap the keys.
-        let out = unsafe { out.slice_mut() };
-        // `len > 0` here, and `out` has exactly `k * len` elements.
-        let mut columns: Vec<&mut [u32]> = out.chunks_mut(len).collect();
-        memento
-            .0
-            .replicas_batch(keys, &mut columns)
-            .map_err(|e| jumpshard_status::of(&e))
     })
 }
 

@@ -101,32 +101,15 @@ impl Target {
         let Some(k) = args.replicas else {
             return Ok(target);
         };
-        let working = match &target {
-            Target::Buckets(n) => n.get() as usize,
-            Target::Table(t) => {
-                if t.weights().is_some() {
-                    return Err(
-                        "--replicas: the table has weights; replica sets are drawn from \
-                                unweighted slots"
-                            .into(),
-                    );
-                }
-                if let Some(node) =
-                    (0..t.nodes().len()).find(|&i| t.slots_of(&t.nodes()[i]).len() > 1)
-                {
-                    return Err(format!(
-                        "--replicas: {} serves several slots, so a set could hold it twice; \
-                         replica sets need one slot per node",
-                        t.nodes()[node]
-                    ));
-                }
-                t.len() - t.removals().len()
-            }
-        };
-        if k == 0 || k > working {
-            return Err(format!(
-                "--replicas {k}: a set holds 1 to {working} distinct working buckets here"
-            ));
+        match &target {
+            // The library checks k against N too, but only once keys come.
+            Target::Buckets(n) if k == 0 || k > n.get() as usize => Err(format!(
+                "--replicas {k}: a set holds 1 to {n} distinct buckets here"
+            ))?,
+            Target::Buckets(_) => {}
+            Target::Table(t) => t
+                .check_replicas(k)
+                .map_err(|e| format!("--replicas {k}: {e}"))?,
         }
         Ok(target)
     }
@@ -138,15 +121,12 @@ impl Target {
         }
         let mut refs: Vec<&mut [u32]> = columns.iter_mut().map(|c| &mut c[..]).collect();
         let done = match (self, refs.len()) {
-            (Target::Buckets(n), 1) => jumpshard::batch(keys, *n, refs[0]),
-            (Target::Table(t), 1) => t.batch(keys, refs[0]),
-            (Target::Buckets(n), _) => jumpshard::replicas::batch(keys, *n, &mut refs),
-            (Target::Table(t), _) => match t.memento() {
-                Some(m) => m.replicas_batch(keys, &mut refs),
-                None => jumpshard::replicas::batch(keys, t.bucket_count(), &mut refs),
-            },
+            (Target::Buckets(n), 1) => jumpshard::batch(keys, *n, refs[0]).is_ok(),
+            (Target::Table(t), 1) => t.batch(keys, refs[0]).is_ok(),
+            (Target::Buckets(n), _) => jumpshard::replicas::batch(keys, *n, &mut refs).is_ok(),
+            (Target::Table(t), _) => t.replicas_batch(keys, &mut refs).is_ok(),
         };
-        done.expect("columns as long as the keys, and k checked");
+        assert!(done, "columns as long as the keys, and k checked");
     }
 }
 

@@ -37,12 +37,10 @@ pub fn run(args: &Args) -> Result<(), String> {
     let table = node_tables::read("--nodes", &args.nodes)?;
     let mut out = Stdout::open()?;
     let k = args.replicas.unwrap_or(1);
-    let working = table.len() - table.removals().len();
-    if args.replicas.is_some() && (table.weights().is_some() || k == 0 || k > working) {
-        return Err(format!(
-            "--replicas {k}: a set holds 1 to {working} distinct working slots of a table \
-             without weights"
-        ));
+    if args.replicas.is_some() {
+        table
+            .check_replicas(k)
+            .map_err(|e| format!("--replicas {k}: {e}"))?;
     }
     let mut lines = Vec::new();
     for key in &args.keys {
@@ -53,11 +51,13 @@ pub fn run(args: &Args) -> Result<(), String> {
                 .parse()
                 .map_err(|_| format!("key {key:?}: not a decimal unsigned 64-bit integer"))?;
             let mut set = vec![0u32; k];
-            match (k, table.memento()) {
-                (1, _) => set[0] = table.bucket(value),
-                (_, Some(m)) => m.replicas(value, &mut set).map_err(|e| e.to_string())?,
-                (_, None) => jumpshard::replicas::set(value, table.bucket_count(), &mut set)
-                    .map_err(|e| e.to_string())?,
+            if args.replicas.is_some() {
+                let mut columns: Vec<&mut [u32]> = set.chunks_mut(1).collect();
+                table
+                    .replicas_batch(&[value], &mut columns)
+                    .expect("k checked, columns of one key");
+            } else {
+                set[0] = table.bucket(value);
             }
             set
         };

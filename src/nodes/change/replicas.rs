@@ -18,65 +18,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use core::fmt;
-
 use super::{NodePlan, TableChange, ROUND};
 use crate::nodes::placement::Placement;
+use crate::nodes::ReplicaError;
 use crate::{BucketCount, NodeTable};
-
-/// Why a change of replica sets cannot be planned.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ReplicaChangeError {
-    /// `k` is 0 or above a table's working slots.
-    TooManyReplicas {
-        /// The replicas asked for.
-        replicas: usize,
-        /// The working slots of the smaller table.
-        working: usize,
-    },
-    /// A table has weights, which replica sets do not draw with.
-    Weighted,
-    /// A node serves several slots, so a set could hold it twice.
-    SharedNode {
-        /// The node.
-        node: String,
-    },
-}
-
-impl fmt::Display for ReplicaChangeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ReplicaChangeError::TooManyReplicas { replicas, working } => write!(
-                f,
-                "{replicas} replicas: a set holds 1 to {working} distinct working slots here"
-            ),
-            ReplicaChangeError::Weighted => {
-                f.write_str("a table has weights; replica sets are drawn from unweighted slots")
-            }
-            ReplicaChangeError::SharedNode { node } => write!(
-                f,
-                "{node:?} serves several slots, so a set could hold it twice; replica sets \
-                 need one slot per node"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ReplicaChangeError {}
-
-/// Checks that `table` can hold sets of `k` and returns its working count.
-fn check(table: &NodeTable) -> Result<usize, ReplicaChangeError> {
-    if table.weights().is_some() {
-        return Err(ReplicaChangeError::Weighted);
-    }
-    if let Some(node) = (0..table.nodes().len()).find(|&i| table.node_slots(i).len() > 1) {
-        return Err(ReplicaChangeError::SharedNode {
-            node: table.nodes()[node].clone(),
-        });
-    }
-    Ok(table.len() - table.removals().len())
-}
 
 impl TableChange {
     /// The change of every key's replica set of `k` nodes from `old` to
@@ -88,14 +33,9 @@ impl TableChange {
         old: &NodeTable,
         new: &NodeTable,
         k: usize,
-    ) -> Result<TableChange, ReplicaChangeError> {
-        let working = check(old)?.min(check(new)?);
-        if k == 0 || k > working {
-            return Err(ReplicaChangeError::TooManyReplicas {
-                replicas: k,
-                working,
-            });
-        }
+    ) -> Result<TableChange, ReplicaError> {
+        old.check_replicas(k)?;
+        new.check_replicas(k)?;
         let mut change = TableChange::new(old, new);
         change.replicas = k;
         change.both = Some(Box::new((old.placement().clone(), new.placement().clone())));
@@ -176,11 +116,9 @@ fn sets(placement: &Placement, n: BucketCount, keys: &[u64], columns: &mut [Vec<
         column.resize(keys.len(), 0);
     }
     let mut refs: Vec<&mut [u32]> = columns.iter_mut().map(|c| &mut c[..]).collect();
-    let done = match placement {
-        Placement::Memento(m) => m.replicas_batch(keys, &mut refs),
-        _ => crate::replicas::batch(keys, n, &mut refs),
-    };
-    done.expect("k checked against both tables, columns as long as the keys");
+    placement
+        .replicas_batch(keys, n, &mut refs)
+        .expect("k checked against both tables, columns as long as the keys");
 }
 
 #[cfg(test)]
@@ -235,7 +173,7 @@ mod tests {
         }
         assert_eq!(
             TableChange::with_replicas(&old, &grown, 8).unwrap_err(),
-            ReplicaChangeError::TooManyReplicas {
+            ReplicaError::TooManyReplicas {
                 replicas: 8,
                 working: 7
             }
@@ -243,12 +181,12 @@ mod tests {
         let heavy = NodeTable::parse("a\nb\n+a\n").unwrap();
         assert!(matches!(
             TableChange::with_replicas(&heavy, &heavy, 2),
-            Err(ReplicaChangeError::SharedNode { .. })
+            Err(ReplicaError::SharedNode { .. })
         ));
         let weighted = NodeTable::parse("a weight=2\nb\nc\n").unwrap();
         assert_eq!(
             TableChange::with_replicas(&old, &weighted, 2).unwrap_err(),
-            ReplicaChangeError::Weighted
+            ReplicaError::Weighted
         );
     }
 }
