@@ -1,26 +1,28 @@
 """Resharding Dask DataFrames and Parquet datasets, on whatever cluster the
 current Dask client points at (a ``LocalCluster`` or a real one).
 
-Every partition is planned where it lies, with ``jumpshard.plan``: jump hash
-needs nothing but the key, so there is no shuffle, and the counts of the
-partitions are summed at the end. Install with ``pip install
+Every partition is planned where it lies, on Arrow data with
+``jumpshard.arrow`` (the code every engine module shares): jump hash needs
+nothing but the key, so there is no shuffle, and the counts of the
+partitions are summed at the end. Columns keep pyarrow dtypes end to end,
+and moving rows are picked with Arrow ``take``. Install with ``pip install
 'jumpshard[dask]'``.
 
 A cluster is a bucket count, or a placement that carries more state: a
 ``jumpshard.Memento`` (buckets removed and restored), ``jumpshard.Weights``,
 or a ``jumpshard.NodeTable`` read from a table file (its removals or weights
 included; the moves then name the nodes in ``from_node`` and ``to_node``).
-Placements pickle as that state, so every worker places keys exactly as the
-client does; between two placements each key is placed in both and moves
-when the buckets differ (a Memento removal moves exactly the removed
-bucket's keys).
+Placements pickle as that state, and every task checks that its worker
+places keys with the same state as the client. ``replicas=k`` plans
+replica sets of ``k`` members. Keys, nulls and ``out_key`` are read as
+``jumpshard.arrow`` documents.
 
 >>> import dask.dataframe as dd, numpy as np, pandas as pd
 >>> import jumpshard.dask
 >>> df = dd.from_pandas(pd.DataFrame({"key": np.arange(1000, dtype=np.uint64)}), npartitions=4)
 >>> m = jumpshard.dask.moves(df, 10, 12).compute()
->>> list(m.columns), bool((m["to"] >= 10).all())
-(['key', 'from', 'to'], True)
+>>> list(m.columns), bool((m["to"] >= 10).all()), str(m["key"].dtype)
+(['key', 'from', 'to'], True, 'uint64[pyarrow]')
 >>> before = jumpshard.Memento(10)
 >>> after = jumpshard.Memento(10)
 >>> after.remove(3)
@@ -32,74 +34,48 @@ bucket's keys).
 from __future__ import annotations
 
 import posixpath
-import uuid
-from typing import Any, Dict, Optional, Sequence, Tuple, Union
+import time
+from typing import Any, Dict, Optional, Sequence
 
-import dask
 import dask.dataframe as dd
-import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from fsspec.core import url_to_fs
 
-import jumpshard
+from . import arrow as ja
 
 __all__ = ["moves", "reshard_parquet"]
 
 #: A cluster: a bucket count, or a placement with more state.
-Cluster = Union[int, "jumpshard.Memento", "jumpshard.Weights", "jumpshard.NodeTable"]
-
-_PLACEMENTS = (jumpshard.Memento, jumpshard.Weights, jumpshard.NodeTable)
+Cluster = ja.Cluster
 
 
-def _check(before: Cluster, after: Cluster) -> None:
-    """Refuses bad clusters on the client, before any task runs."""
-    for cluster in (before, after):
-        if not isinstance(cluster, (int, np.integer, *_PLACEMENTS)):
-            raise TypeError(
-                "a cluster is a bucket count, a jumpshard.Memento, a jumpshard.Weights or a "
-                f"jumpshard.NodeTable, not {type(cluster).__name__}"
-            )
-    if isinstance(before, (int, np.integer)) and isinstance(after, (int, np.integer)):
-        jumpshard.plan(np.empty(0, np.uint64), before, after)  # checks the counts now
-    else:
-        for cluster in (before, after):
-            _place(cluster, np.empty(0, np.uint64))
+def _arrow(part: pd.DataFrame, columns: Sequence[str]) -> pa.Table:
+    """The columns of a pandas partition as Arrow, without a copy for
+    pyarrow dtypes and numpy integers."""
+    return pa.Table.from_pandas(part[list(columns)], preserve_index=False)
 
 
-def _place(cluster: Cluster, keys: Any) -> np.ndarray:
-    if isinstance(cluster, (int, np.integer)):
-        return jumpshard.batch(keys, cluster)
-    return cluster.batch(keys)
+def _pandas(table: pa.Table) -> pd.DataFrame:
+    return table.to_pandas(types_mapper=pd.ArrowDtype)
 
 
-def _plan(keys: Any, before: Cluster, after: Cluster) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(positions, from, to) of the keys whose bucket differs."""
-    if isinstance(before, (int, np.integer)) and isinstance(after, (int, np.integer)):
-        plan = jumpshard.plan(keys, before, after)
-        return plan.positions.astype(np.intp, copy=False), plan.from_, plan.to
-    old, new = _place(before, keys), _place(after, keys)
-    positions = np.flatnonzero(old != new)
-    return positions, old[positions], new[positions]
+class _Moves:
+    """The per-partition function of ``moves`` (a class, so that Dask pickles
+    the checked placements once per task)."""
 
+    def __init__(self, before: ja.Placement, after: ja.Placement, column: str, others: Sequence[str], options: Dict[str, Any]):
+        self.before, self.after, self.column, self.others, self.options = before, after, column, others, options
 
-def _describe(cluster: Cluster) -> Any:
-    return int(cluster) if isinstance(cluster, (int, np.integer)) else repr(cluster)
-
-
-def _moving_rows(
-    part: pd.DataFrame, from_buckets: Cluster, to_buckets: Cluster, column: str, others: Sequence[str]
-) -> pd.DataFrame:
-    keys = part[column]
-    positions, from_, to = _plan(keys, from_buckets, to_buckets)
-    rows = {"key": keys.to_numpy()[positions], "from": from_, "to": to}
-    # Node tables name the nodes too.
-    for name, cluster, slots in (("from_node", from_buckets, from_), ("to_node", to_buckets, to)):
-        if isinstance(cluster, jumpshard.NodeTable):
-            rows[name] = np.asarray(cluster.slots, dtype=object)[slots]
-    rows.update({name: part[name].to_numpy()[positions] for name in others})
-    return pd.DataFrame(rows, index=part.index[positions])
+    def __call__(self, part: pd.DataFrame, partition_info: Optional[Dict[str, Any]] = None) -> pd.DataFrame:
+        self.before.check()
+        self.after.check()
+        where = f"Dask partition {partition_info['number']}" if partition_info else ""
+        table = _arrow(part, [self.column, *self.others])
+        moving = ja.moves(table, self.before, self.after, column=self.column, keep_columns=bool(self.others), where=where, **self.options)
+        return _pandas(moving)
 
 
 def moves(
@@ -109,100 +85,152 @@ def moves(
     column: str = "key",
     *,
     keep_columns: bool = False,
+    key_type: str = "auto",
+    nulls: str = "error",
+    out_key: str = "same",
+    replicas: int = 1,
 ) -> dd.DataFrame:
-    """The rows of ``df`` whose key (column ``column``, 64-bit integers) moves
-    when ``from_buckets`` becomes ``to_buckets``, as a Dask DataFrame with
-    columns ``key``, ``from`` and ``to``, followed by ``df``'s other columns
-    when ``keep_columns`` is true. Lazy, partition by partition, no shuffle.
-    Either cluster may be a ``jumpshard.Memento`` or ``jumpshard.Weights``
-    (see the module's documentation)."""
-    _check(from_buckets, to_buckets)
+    """The rows of ``df`` whose key (column ``column``) moves when
+    ``from_buckets`` becomes ``to_buckets``, as a Dask DataFrame with
+    pyarrow dtypes: ``key``, ``from`` and ``to`` (and ``from_node``,
+    ``to_node`` for node tables), followed by ``df``'s other columns when
+    ``keep_columns`` is true. Lazy, through ``map_partitions`` with
+    ``meta``, no shuffle."""
+    before, after = ja.placement(from_buckets, "from"), ja.placement(to_buckets, "to")
+    if column not in df.columns:
+        raise KeyError(f"no column {column!r}; the columns are {', '.join(map(str, df.columns))}")
     others = [c for c in df.columns if c != column] if keep_columns else []
-    meta = _moving_rows(df._meta, from_buckets, to_buckets, column, others)
-    return df.map_partitions(_moving_rows, from_buckets, to_buckets, column, others, meta=meta)
+    options = dict(key_type=key_type, nulls=nulls, out_key=out_key, replicas=replicas)
+    # The empty partition gives the meta, and refuses bad types and options now.
+    meta = _Moves(before, after, column, others, options)(df._meta)
+    return df.map_partitions(_Moves(before, after, column, others, options), meta=meta, enforce_metadata=False)
 
 
-def _reshard_partition(
-    part: pd.DataFrame,
-    index: int,
-    fs: Any,
-    root: str,
-    from_buckets: Cluster,
-    to_buckets: Cluster,
-    column: str,
-) -> Tuple[int, Dict[int, int]]:
-    """Writes one partition's moving keys under ``root/to=B/`` and returns
-    (its number of keys, its moves per destination)."""
-    keys = part[column]
-    positions, from_, to_ = _plan(keys, from_buckets, to_buckets)
-    moving = keys.to_numpy()[positions]
-    # A stable sort groups the moves by destination, each group in input order.
-    order = np.argsort(to_, kind="stable")
-    sorted_to = to_[order]
-    starts = np.flatnonzero(np.diff(sorted_to, prepend=-1))
-    bounds = np.append(starts, len(order))
-    counts = {}
-    for start, end in zip(bounds[:-1], bounds[1:]):
-        take = order[start:end]
-        to = int(sorted_to[start])
-        table = pa.table({"key": moving[take], "from": from_[take]})
-        directory = posixpath.join(root, f"to={to}")
-        fs.makedirs(directory, exist_ok=True)
-        with fs.open(posixpath.join(directory, f"part-{index:05d}.parquet"), "wb") as f:
-            pq.write_table(table, f)
-        counts[to] = int(end - start)
-    return len(keys), counts
+_COUNTS = pd.DataFrame(
+    {
+        "keys": pd.Series([], dtype="int64"),
+        "to": pd.Series([], dtype="Int64"),
+        "moved": pd.Series([], dtype="int64"),
+        "read": pd.Series([], dtype="float64"),
+        "plan": pd.Series([], dtype="float64"),
+        "write": pd.Series([], dtype="float64"),
+    }
+)
+
+
+class _ReshardFile:
+    """Reads one Parquet file, plans it and writes its moves under
+    ``root/to=B/``; returns a frame of its counts (one row per destination,
+    the file's key count and seconds on the first)."""
+
+    def __init__(self, fs: Any, files: Sequence[str], root: str, before: ja.Placement, after: ja.Placement, column: str, options: Dict[str, Any]):
+        self.fs, self.files, self.root = fs, list(files), root
+        self.before, self.after, self.column, self.options = before, after, column, options
+
+    def __call__(self, index: int) -> pd.DataFrame:
+        self.before.check()
+        self.after.check()
+        path = self.files[index]
+        start = time.perf_counter()
+        with self.fs.open(path, "rb") as f:
+            reader = pq.ParquetFile(f)
+            names = reader.schema_arrow.names
+            if self.column not in names:
+                raise KeyError(f"no column {self.column!r} in file {path}; its columns are {', '.join(names)}")
+            table = reader.read(columns=[self.column])
+        read = time.perf_counter()
+        moving = ja.moves(table, self.before, self.after, column=self.column, where=f"file {path}", **self.options)
+        planned = time.perf_counter()
+        counts = self._write(moving, index)
+        written = time.perf_counter()
+        first = {"keys": table.num_rows, "read": read - start, "plan": planned - read, "write": written - planned}
+        rows = [dict(first if i == 0 else {}, to=to, moved=n) for i, (to, n) in enumerate(counts.items())]
+        frame = pd.DataFrame(rows or [dict(first, to=None, moved=0)], columns=list(_COUNTS.columns))
+        return frame.fillna({"keys": 0, "read": 0.0, "plan": 0.0, "write": 0.0}).astype(_COUNTS.dtypes.to_dict())
+
+    def _write(self, moving: pa.Table, index: int) -> Dict[Optional[int], int]:
+        """Writes the moves grouped by destination."""
+        if moving.num_rows == 0:
+            return {}
+        # A stable sort: each destination's moves stay in input order, nulls last.
+        order = pc.array_sort_indices(moving.column("to"))
+        moving = moving.take(order)
+        destinations = moving.column("to").combine_chunks()
+        counts: Dict[Optional[int], int] = {}
+        start = 0
+        for to, n in zip(*_runs(destinations)):
+            group = moving.slice(start, n).drop_columns(["to"])
+            name = "__HIVE_DEFAULT_PARTITION__" if to is None else str(to)
+            directory = posixpath.join(self.root, f"to={name}")
+            self.fs.makedirs(directory, exist_ok=True)
+            with self.fs.open(posixpath.join(directory, f"part-{index:05d}.parquet"), "wb") as f:
+                pq.write_table(group, f)
+            counts[to] = n
+            start += n
+        return counts
+
+
+def _runs(values: pa.Array):
+    """(values, lengths) of the runs of equal values of a sorted array."""
+    encoded = pc.run_end_encode(values)
+    ends = encoded.run_ends.to_pylist()
+    return encoded.values.to_pylist(), [b - a for a, b in zip([0] + ends[:-1], ends)]
 
 
 def reshard_parquet(
     src: str,
-    dst: str,
     from_buckets: Cluster,
     to_buckets: Cluster,
+    dst: str,
     column: str = "key",
     storage_options: Optional[Dict[str, Any]] = None,
+    *,
+    key_type: str = "auto",
+    nulls: str = "error",
+    out_key: str = "same",
+    replicas: int = 1,
 ) -> Dict[str, Any]:
-    """Reads the Parquet dataset ``src`` (a local path or any fsspec URL),
-    plans every partition where it lies, and writes the moving keys to
-    ``dst`` as a Parquet dataset partitioned by destination (``dst/to=B/``,
-    columns ``key`` and ``from``). Returns the summary of the CLI's
-    ``reshard --json``: ``keys``, ``moved``, ``from``, ``to`` and
-    ``per_destination`` (bucket -> number of keys, buckets receiving none
-    left out).
+    """Reads the Parquet dataset ``src`` (a local path or any fsspec URL), a
+    task per file, plans every file where it lies, and writes the moving
+    keys to ``dst`` as a Parquet dataset partitioned by destination
+    (``dst/to=B/``, columns ``key`` and ``from``, and the node names for
+    node tables). Returns the summary of the CLI's ``reshard --json``:
+    ``keys``, ``moved``, ``from``, ``to`` and ``per_destination`` (bucket ->
+    number of keys, buckets receiving none left out), ``null_keys`` when
+    ``nulls="keep"`` carried some, and ``seconds``: the tasks' time
+    reading, planning and writing, summed.
 
     ``dst`` must not exist: the dataset is written into a temporary sibling
-    directory and renamed to ``dst`` only when every partition is written,
-    so ``dst`` is complete or absent. Either cluster may be a
-    ``jumpshard.Memento`` or ``jumpshard.Weights``; the summary then gives its
-    ``repr`` for ``from`` or ``to``."""
-    _check(from_buckets, to_buckets)
-    storage_options = storage_options or {}
-    fs, root = url_to_fs(dst, **storage_options)
-    root = root.rstrip("/")
-    if fs.exists(root):
-        raise FileExistsError(f"{dst} exists: give a new destination")
-    parent, name = posixpath.split(root)
-    staging = posixpath.join(parent, f".{name}.tmp-{uuid.uuid4().hex}")
-    df = dd.read_parquet(src, columns=[column], storage_options=storage_options)
-    tasks = [
-        dask.delayed(_reshard_partition)(part, i, fs, staging, from_buckets, to_buckets, column)
-        for i, part in enumerate(df.to_delayed())
-    ]
-    fs.makedirs(staging, exist_ok=True)
-    try:
-        results = dask.compute(*tasks)
-        fs.mv(staging, root, recursive=True)
-    except BaseException:
-        fs.rm(staging, recursive=True)
-        raise
+    directory and renamed to ``dst`` only when every file is written, so
+    ``dst`` is complete or absent. A bad key raises the error of
+    ``jumpshard.arrow``, naming the file and row."""
+    if isinstance(from_buckets, str) and not isinstance(dst, str):
+        raise TypeError("reshard_parquet(src, from_buckets, to_buckets, dst): the destination now comes last")
+    before, after = ja.placement(from_buckets, "from"), ja.placement(to_buckets, "to")
+    options = dict(key_type=key_type, nulls=nulls, out_key=out_key, replicas=replicas)
+    ja.moves(pa.table({column: pa.array([], pa.uint64())}), before, after, column=column, **options)
+    fs, files = ja.parquet_files(src, storage_options)
+    out_fs, root = url_to_fs(dst, **(storage_options or {}))
+    with ja.staging(out_fs, root) as staging:
+        task = _ReshardFile(fs, files, staging, before, after, column, options)
+        # Dask's own graph: one partition per file, counts as a DataFrame with meta.
+        counts = dd.from_map(task, range(len(files)), meta=_COUNTS, enforce_metadata=False).compute()
+        counts = counts.reset_index(drop=True)
     per_destination: Dict[int, int] = {}
-    for _, counts in results:
-        for to, n in counts.items():
-            per_destination[to] = per_destination.get(to, 0) + n
-    return {
-        "keys": sum(n for n, _ in results),
+    null_keys = 0
+    for to, n in zip(counts["to"], counts["moved"]):
+        if pd.isna(to):
+            null_keys += int(n)
+        else:
+            per_destination[int(to)] = per_destination.get(int(to), 0) + int(n)
+    summary: Dict[str, Any] = {
+        "keys": int(counts["keys"].sum()),
         "moved": sum(per_destination.values()),
-        "from": _describe(from_buckets),
-        "to": _describe(to_buckets),
+        "from": before.describe(),
+        "to": after.describe(),
         "per_destination": dict(sorted(per_destination.items())),
     }
+    if null_keys:
+        summary["null_keys"] = null_keys
+    summary["seconds"] = {phase: float(counts[phase].sum()) for phase in ("read", "plan", "write")}
+    return summary

@@ -217,19 +217,20 @@ pub fn replicas<'py>(
 /// The `k` replica columns of every key of `keys` through `each_run`, as an
 /// int32 array of shape `(len(keys), k)`. `each_run` is first called with
 /// no keys, so that a bad `k` is refused before the keys are read.
-fn rows_of<'py>(
+pub(crate) fn rows_of<'py, E: std::fmt::Display + Send>(
     keys: &Bound<'py, PyAny>,
     k: usize,
-    each_run: impl Fn(&[u64], &mut [&mut [u32]]) -> Result<(), jumpshard::Error> + Send + Sync,
+    each_run: impl Fn(&[u64], &mut [&mut [u32]]) -> Result<(), E> + Send + Sync,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = keys.py();
+    let error = |e: E| pyo3::exceptions::PyValueError::new_err(e.to_string());
     let mut none: Vec<&mut [u32]> = (0..k).map(|_| &mut [][..]).collect();
-    each_run(&[], &mut none).map_err(args::value_error)?;
+    each_run(&[], &mut none).map_err(error)?;
     let extracted = Keys::extract(keys)?;
     let runs = extracted.runs();
     let len = extracted.len();
     let mut rows = vec![0u32; len * k];
-    py.detach(|| -> Result<(), jumpshard::Error> {
+    py.detach(|| -> Result<(), E> {
         let mut columns = vec![Vec::new(); k];
         let mut start = 0;
         for run in &runs {
@@ -245,7 +246,7 @@ fn rows_of<'py>(
         }
         Ok(())
     })
-    .map_err(args::value_error)?;
+    .map_err(error)?;
     let flat = column::from_vec(py, rows, "i4")?;
     flat.call_method1("reshape", ((len, k),))
 }

@@ -6,7 +6,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::args;
-use crate::placement::column_of;
+use crate::placement::{column_of, rows_of};
 
 /// A node table: slot `i` served by a named node (`+NAME` repeats one),
 /// keys placed by Figure 1, or Memento with the `removed=K` slots, or the
@@ -62,6 +62,16 @@ impl NodeTable {
     /// The slot of every key, as a new int32 array (`slots` names them).
     fn batch<'py>(&self, keys: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         column_of(keys, |run, out| self.inner.batch(run, out))
+    }
+
+    /// The replica sets of every key: an int32 array of shape
+    /// `(len(keys), k)` whose row `i` holds `k` slots of distinct working
+    /// nodes, the first `bucket(keys[i])`; a weighted table, a node with
+    /// two slots or `k` over the working nodes raise ValueError.
+    fn replicas<'py>(&self, keys: &Bound<'py, PyAny>, k: usize) -> PyResult<Bound<'py, PyAny>> {
+        rows_of(keys, k, |run, columns| {
+            self.inner.replicas_batch(run, columns)
+        })
     }
 
     /// The table in the table-file text.

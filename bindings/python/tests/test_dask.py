@@ -12,11 +12,14 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import BAD_KEYS, assert_nothing_written, cli_command
+from conftest import cli_reshard as cli_reshard_args
 
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 import jumpshard  # noqa: E402
+import jumpshard.arrow  # noqa: E402
 import jumpshard.dask  # noqa: E402
 
 ROOT = pathlib.Path(__file__).parents[3]
@@ -43,16 +46,6 @@ def dataset(tmp_path_factory):
         table = pa.table({"key": part, "payload": np.arange(len(part), dtype=np.int64) + i * PER_FILE})
         pq.write_table(table, root / f"part-{i}.parquet")
     return root, keys
-
-
-def cli_command():
-    """The `jumpshard` CLI: the binary `JUMPSHARD_CLI` names (`make test`
-    passes the one its Rust tests just built), else a release build of this
-    checkout's, which the first call compiles (minutes, with Parquet)."""
-    cli = os.environ.get("JUMPSHARD_CLI")
-    if cli:
-        return [cli]
-    return ["cargo", "run", "-q", "--release", "-p", "jumpshard-cli", "--"]
 
 
 def cli_reshard(keys, from_buckets, to_buckets, tmp):
@@ -86,7 +79,8 @@ def test_moves(client, dataset, from_buckets, to_buckets):
 def test_reshard_parquet(client, dataset, tmp_path, from_buckets, to_buckets):
     root, keys = dataset
     dst = tmp_path / "moved"
-    summary = jumpshard.dask.reshard_parquet(str(root), str(dst), from_buckets, to_buckets)
+    summary = jumpshard.dask.reshard_parquet(str(root), from_buckets, to_buckets, str(dst))
+    assert set(summary.pop("seconds")) == {"read", "plan", "write"}
     plan = jumpshard.plan(keys, from_buckets, to_buckets)
     per_destination = {b: int(n) for b, n in enumerate(plan.per_destination) if n}
     assert summary == {
@@ -130,7 +124,7 @@ def test_placements_on_the_workers(client, dataset, tmp_path):
     assert len(got) > 0 and (got["from"] == 2).all()
     # reshard_parquet with the removal, against the CLI's node tables.
     dst = tmp_path / "removed"
-    summary = jumpshard.dask.reshard_parquet(str(root), str(dst), before, after)
+    summary = jumpshard.dask.reshard_parquet(str(root), before, after, str(dst))
     assert summary["moved"] == len(moving) and summary["keys"] == len(keys)
     names = [f"n{i}" for i in range(10)]
     old_table, new_table = tmp_path / "old.txt", tmp_path / "new.txt"
@@ -166,10 +160,10 @@ def test_reshard_parquet_refuses_an_existing_destination(client, dataset, tmp_pa
     root, _ = dataset
     (tmp_path / "taken").mkdir()
     with pytest.raises(FileExistsError):
-        jumpshard.dask.reshard_parquet(str(root), str(tmp_path / "taken"), 10, 12)
+        jumpshard.dask.reshard_parquet(str(root), 10, 12, str(tmp_path / "taken"))
     assert list((tmp_path / "taken").iterdir()) == []
     with pytest.raises(ValueError, match="to_buckets must be between"):
-        jumpshard.dask.reshard_parquet(str(root), str(tmp_path / "new"), 10, 0)
+        jumpshard.dask.reshard_parquet(str(root), 10, 0, str(tmp_path / "new"))
     assert not (tmp_path / "new").exists()
 
 
@@ -177,3 +171,68 @@ def test_docstring_examples(client):
     import doctest
 
     assert doctest.testmod(jumpshard.dask).failed == 0
+
+
+def test_pyarrow_dtypes_and_out_key(client, dataset):
+    root, keys = dataset
+    df = dd.read_parquet(str(root), dtype_backend="pyarrow")
+    got = jumpshard.dask.moves(df, 10, 12, keep_columns=True).compute()
+    assert [str(t) for t in got.dtypes] == ["uint64[pyarrow]", "int32[pyarrow]", "int32[pyarrow]", "int64[pyarrow]"]
+    plan = jumpshard.plan(keys, 10, 12)
+    np.testing.assert_array_equal(got["key"].to_numpy(np.uint64), keys[plan.positions.astype(np.intp)])
+    signed = jumpshard.dask.moves(df, 10, 12, out_key="int64").compute()
+    assert str(signed["key"].dtype) == "int64[pyarrow]"
+    np.testing.assert_array_equal(signed["key"].to_numpy(np.int64).view(np.uint64), got["key"].to_numpy(np.uint64))
+
+
+def test_replicas_equal_the_cli(client, dataset, tmp_path):
+    root, keys = dataset
+    old_text = "".join(f"n{i}\n" for i in range(6))
+    new_text = "".join(f"n{i} removed=1\n" if i == 2 else f"n{i}\n" for i in range(6))
+    (tmp_path / "old.txt").write_text(old_text)
+    (tmp_path / "new.txt").write_text(new_text)
+    old, new = jumpshard.NodeTable(old_text), jumpshard.NodeTable(new_text)
+    got = jumpshard.dask.moves(dd.read_parquet(str(root)), old, new, replicas=3).compute()
+    cli, cli_moves = cli_reshard_args(root, ["--from-nodes", tmp_path / "old.txt", "--to-nodes", tmp_path / "new.txt", "--replicas", 3, "--column", "key"], tmp_path)
+    assert len(got) == cli["moved"] > 0
+    want = sorted(zip(cli_moves["key"].tolist(), cli_moves["from_node"], cli_moves["to_node"]))
+    assert sorted(zip(got["key"].to_numpy(np.uint64).tolist(), got["from_node"], got["to_node"])) == want
+    summary = jumpshard.dask.reshard_parquet(str(root), old, new, str(tmp_path / "out"), replicas=3)
+    assert summary["moved"] == cli["moved"] and summary["keys"] == len(keys)
+
+
+@pytest.mark.parametrize("table, options, error, message", BAD_KEYS)
+def test_bad_input_names_the_place_and_writes_nothing(client, tmp_path, table, options, error, message):
+    source = tmp_path / "in" / "bad.parquet"
+    source.parent.mkdir()
+    pq.write_table(table, source)
+    before = source.read_bytes()
+    with pytest.raises(error, match=message):
+        jumpshard.dask.reshard_parquet(str(source.parent), 10, 12, str(tmp_path / "out"), **options)
+    assert_nothing_written(tmp_path / "out")
+    assert source.read_bytes() == before
+
+
+def test_nulls_empty_files_and_argument_order(client, tmp_path):
+    source = tmp_path / "in"
+    source.mkdir()
+    pq.write_table(pa.table({"key": pa.array([1, None, 2**64 - 1], pa.uint64())}), source / "a.parquet")
+    pq.write_table(pa.table({"key": pa.array([], pa.uint64())}), source / "b.parquet")
+    summary = jumpshard.dask.reshard_parquet(str(source), 1, 12, str(tmp_path / "out"), nulls="keep")
+    assert (summary["keys"], summary["moved"], summary["null_keys"]) == (3, 2, 1)
+    # Hive's directory for a null partition value.
+    nulls = pq.read_table(tmp_path / "out" / "to=__HIVE_DEFAULT_PARTITION__")
+    assert nulls.column("key").to_pylist() == [None]
+    df = dd.from_pandas(pd.DataFrame({"key": pd.array([5, None], dtype="UInt64")}), npartitions=1)
+    with pytest.raises(ValueError, match="Dask partition 0, row 1: the key is null"):
+        jumpshard.dask.moves(df, 10, 12).compute()
+    with pytest.raises(TypeError, match="destination now comes last"):
+        jumpshard.dask.reshard_parquet(str(source), str(tmp_path / "x"), 10, 12)
+
+
+def test_workers_refuse_another_table(client, dataset):
+    root, _ = dataset
+    table = jumpshard.arrow.placement(jumpshard.NodeTable("a\nb\nc\n"), "to")
+    table.digest = "0" * 16  # as if the client's table were another one
+    with pytest.raises(RuntimeError, match="differs from the client's"):
+        jumpshard.dask.moves(dd.read_parquet(str(root)), 3, table).compute()
