@@ -45,8 +45,10 @@ its Figure 1 bucket; ``Weights`` gives buckets real-valued weights.
 >>> jumpshard.replicas(np.array([7], dtype=np.uint64), 100, 3).shape
 (1, 3)
 
-``jumpshard.dask`` (``pip install 'jumpshard[dask]'``) plans and reshards
-Dask DataFrames and Parquet datasets on a Dask cluster.
+``jumpshard.spark``, ``jumpshard.dask``, ``jumpshard.polars`` and
+``jumpshard.ray`` (``pip install 'jumpshard[spark]'`` and so on) plan and
+reshard DataFrames and Parquet datasets on those engines, all on the
+Arrow-batch core ``jumpshard.arrow``.
 """
 
 from ._jumpshard import (
