@@ -243,7 +243,17 @@ def _bits(array: pa.Array, column: str, where: str, offset: int, key_type: str) 
     if pa.types.is_dictionary(t):
         array = array.dictionary_decode()
         t = array.type
-    is_bytes = pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_string(t) or pa.types.is_large_string(t)
+    is_bytes = any(
+        check(t)
+        for check in (
+            pa.types.is_binary,
+            pa.types.is_large_binary,
+            pa.types.is_binary_view,
+            pa.types.is_string,
+            pa.types.is_large_string,
+            pa.types.is_string_view,
+        )
+    )
     if key_type == "bytes" or is_bytes:
         if not is_bytes:
             raise TypeError(f"column {column!r}{_place(where)}: {t} is not binary or string (key_type='bytes')")

@@ -97,6 +97,13 @@ BAD_KEYS = [
 ]
 
 
+def write_parquet(path: pathlib.Path, table: pa.Table) -> pathlib.Path:
+    """`table` as the Parquet file `path`, its directory made."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path)
+    return path
+
+
 def assert_nothing_written(out: pathlib.Path) -> None:
     """Neither the output nor a temporary sibling of it exists."""
     assert not out.exists()

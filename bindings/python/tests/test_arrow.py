@@ -53,6 +53,8 @@ def test_byte_string_columns():
         pa.array(words, pa.large_string()),
         pa.array([w.encode() for w in words]),
         pa.array(words).dictionary_encode(),
+        pa.array(words, pa.string_view()),
+        pa.array([w.encode() for w in words], pa.binary_view()),
     ):
         np.testing.assert_array_equal(ja.buckets(column, 9).to_numpy(), want, err_msg=str(column.type))
     with pytest.raises(TypeError, match="key_type='bytes' or 'auto'"):

@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import BAD_KEYS, assert_nothing_written, cli_reshard, write_parquet_keys
+from conftest import BAD_KEYS, assert_nothing_written, cli_reshard, write_parquet, write_parquet_keys
 
 pyspark = pytest.importorskip("pyspark")
 
@@ -168,15 +168,9 @@ def test_reshard_parquet_replicas_equal_the_cli(spark, dataset, tmp_path):
     assert summary["moved"] == cli["moved"] and summary["keys"] == len(keys)
 
 
-def write(path, table):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path)
-    return path
-
-
 @pytest.mark.parametrize("table, options, error, message", BAD_KEYS)
 def test_bad_input_names_the_place_and_writes_nothing(spark, tmp_path, table, options, error, message):
-    source = write(tmp_path / "in" / "bad.parquet", table)
+    source = write_parquet(tmp_path / "in" / "bad.parquet", table)
     before = source.read_bytes()
     out = tmp_path / "out"
     with pytest.raises(error, match=message):
@@ -186,16 +180,16 @@ def test_bad_input_names_the_place_and_writes_nothing(spark, tmp_path, table, op
 
 
 def test_nulls_kept_on_request(spark, tmp_path):
-    source = write(tmp_path / "in" / "k.parquet", pa.table({"key": pa.array([1, None, 2**64 - 1], pa.uint64())}))
+    source = write_parquet(tmp_path / "in" / "k.parquet", pa.table({"key": pa.array([1, None, 2**64 - 1], pa.uint64())}))
     summary = js.reshard_parquet(str(source.parent), 1, 12, str(tmp_path / "out"), nulls="keep")
     assert summary["null_keys"] == 1 and summary["keys"] == 3 and summary["moved"] == 2
 
 
 def test_empty_files_and_existing_outputs(spark, tmp_path):
-    source = write(tmp_path / "in" / "empty.parquet", pa.table({"key": pa.array([], pa.uint64())}))
-    write(tmp_path / "in" / "one.parquet", pa.table({"key": pa.array([7], pa.uint64())}))
+    source = write_parquet(tmp_path / "in" / "empty.parquet", pa.table({"key": pa.array([], pa.uint64())}))
+    write_parquet(tmp_path / "in" / "one.parquet", pa.table({"key": pa.array([7], pa.uint64())}))
     assert js.reshard_parquet(str(source.parent), 10, 12, str(tmp_path / "out"))["keys"] == 1
-    write(tmp_path / "empty" / "empty.parquet", pa.table({"key": pa.array([], pa.uint64())}))
+    write_parquet(tmp_path / "empty" / "empty.parquet", pa.table({"key": pa.array([], pa.uint64())}))
     summary = js.reshard_parquet(str(tmp_path / "empty"), 10, 12, str(tmp_path / "out2"))
     assert (summary["keys"], summary["moved"]) == (0, 0)
     # A directory without Parquet files: a clear error, not Spark's.
