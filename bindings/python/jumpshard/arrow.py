@@ -64,6 +64,7 @@ __all__ = [
     "per_destination",
     "placement",
     "staging",
+    "summary",
 ]
 
 #: How a key column is read (see the module's documentation).
@@ -403,16 +404,19 @@ def moves(
         is_null = np.concatenate([np.zeros(len(moving), bool), np.ones(len(null_rows), bool)])[order]
         from_ = np.concatenate([from_, np.zeros(len(null_rows), np.int32)])[order]
         to = np.concatenate([to, np.zeros(len(null_rows), np.int32)])[order]
-        moved_bits = np.concatenate([bits[moving], np.zeros(len(null_rows), np.uint64)])[order]
         from_col = pa.array(from_, mask=is_null)
         to_col = pa.array(to, mask=is_null)
     else:
-        take, moved_bits = moving, bits[moving]
+        take = moving
         from_col, to_col = pa.array(from_), pa.array(to)
-    indices = pa.array(take, pa.int64())
-    key_out = _out_key(key_column.take(indices), moved_bits, out_key, column)
-    if valid is not None and out_key != "same":
-        key_out = pc.if_else(pa.array(is_null), pa.nulls(len(key_out), key_out.type), key_out)
+    # Arrow takes uint64 and int64 indices alike: the plan's are used as they are.
+    indices = pa.array(take)
+    key_out = key_column.take(indices)
+    if out_key != "same":
+        key_bits = bits[moving] if valid is None else _fill(bits[moving], ~is_null)
+        key_out = _out_key(key_out, key_bits, out_key, column)
+        if valid is not None:
+            key_out = pc.if_else(pa.array(is_null), pa.nulls(len(key_out), key_out.type), key_out)
     arrays = [key_out, from_col, to_col]
     for side, buckets_ in ((before, from_col), (after, to_col)):
         if side.nodes is not None:
@@ -422,13 +426,20 @@ def moves(
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
+def _fill(values: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """``values`` at the true places of ``where``, zeros elsewhere."""
+    out = np.zeros(len(where), values.dtype)
+    out[where] = values
+    return out
+
+
 def _plan(bits: np.ndarray, before: Placement, after: Placement, k: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(positions, from, to) of the moves of ``bits``; a position repeats
     when several replicas of its key move."""
     if k == 1:
         if isinstance(before.cluster, int) and isinstance(after.cluster, int):
             plan = jumpshard.plan(bits, before.cluster, after.cluster)
-            return plan.positions.astype(np.int64, copy=False), plan.from_, plan.to
+            return plan.positions, plan.from_, plan.to
         old, new = before.batch(bits), after.batch(bits)
         moving = np.flatnonzero(old != new)
         return moving, old[moving], new[moving]
@@ -471,6 +482,28 @@ def per_destination(to: Union[pa.Array, pa.ChunkedArray, np.ndarray]) -> Dict[in
     counts = pc.value_counts(to if isinstance(to, (pa.Array, pa.ChunkedArray)) else pa.array(to))
     pairs = zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist())
     return dict(sorted((int(b), int(n)) for b, n in pairs if b is not None))
+
+
+def summary(keys: int, counts: Dict[Any, int], before: Union[Cluster, Placement], after: Union[Cluster, Placement]) -> Dict[str, Any]:
+    """The summary of the CLI's ``reshard --json`` that every engine's
+    ``reshard_parquet`` returns, from the number of keys and the moves per
+    destination (``None`` for null keys kept): ``keys``, ``moved``,
+    ``from``, ``to``, ``per_destination`` (sorted, buckets receiving none
+    left out) and ``null_keys`` when there are any."""
+    per_destination: Dict[int, int] = {}
+    for to, n in counts.items():
+        if to is not None:
+            per_destination[int(to)] = per_destination.get(int(to), 0) + int(n)
+    result: Dict[str, Any] = {
+        "keys": int(keys),
+        "moved": sum(per_destination.values()),
+        "from": placement(before, "from").describe(),
+        "to": placement(after, "to").describe(),
+        "per_destination": dict(sorted(per_destination.items())),
+    }
+    if counts.get(None):
+        result["null_keys"] = int(counts[None])
+    return result
 
 
 @contextmanager

@@ -216,21 +216,10 @@ def reshard_parquet(
         # Dask's own graph: one partition per file, counts as a DataFrame with meta.
         counts = dd.from_map(task, range(len(files)), meta=_COUNTS, enforce_metadata=False).compute()
         counts = counts.reset_index(drop=True)
-    per_destination: Dict[int, int] = {}
-    null_keys = 0
+    moved: Dict[Any, int] = {}
     for to, n in zip(counts["to"], counts["moved"]):
-        if pd.isna(to):
-            null_keys += int(n)
-        else:
-            per_destination[int(to)] = per_destination.get(int(to), 0) + int(n)
-    summary: Dict[str, Any] = {
-        "keys": int(counts["keys"].sum()),
-        "moved": sum(per_destination.values()),
-        "from": before.describe(),
-        "to": after.describe(),
-        "per_destination": dict(sorted(per_destination.items())),
-    }
-    if null_keys:
-        summary["null_keys"] = null_keys
+        to = None if pd.isna(to) else int(to)
+        moved[to] = moved.get(to, 0) + int(n)
+    summary = ja.summary(counts["keys"].sum(), moved, before, after)
     summary["seconds"] = {phase: float(counts[phase].sum()) for phase in ("read", "plan", "write")}
     return summary

@@ -223,17 +223,8 @@ def reshard_parquet(
         ja.locate(fs, files, column=column, key_type=key_type, nulls=nulls)
         raise
     counts = _written(out_fs, root, by_destination)
-    null_keys = counts.pop(None, 0)
-    summary: Dict[str, Any] = {
-        "keys": pl.scan_parquet(urls).select(pl.len()).collect(engine="streaming").item(),
-        "moved": sum(counts.values()),
-        "from": before.describe(),
-        "to": after.describe(),
-        "per_destination": dict(sorted(counts.items())),
-    }
-    if null_keys:
-        summary["null_keys"] = null_keys
-    return summary
+    keys = pl.scan_parquet(urls).select(pl.len()).collect(engine="streaming").item()
+    return ja.summary(keys, counts, before, after)
 
 
 def _settle(fs: Any, root: str, quiet: float = 0.25) -> None:

@@ -205,17 +205,7 @@ def reshard_parquet(
             raise
         raise raised from error
     counts = _written(out_fs, root, by_destination)
-    null_keys = counts.pop(None, 0)
-    summary: Dict[str, Any] = {
-        "keys": read.count(),
-        "moved": sum(counts.values()),
-        "from": before.describe(),
-        "to": after.describe(),
-        "per_destination": dict(sorted(counts.items())),
-    }
-    if null_keys:
-        summary["null_keys"] = null_keys
-    return summary
+    return ja.summary(read.count(), counts, before, after)
 
 
 def _written(fs: Any, root: str, by_destination: bool) -> Counter:

@@ -252,18 +252,7 @@ def reshard_parquet(
     # The schema is given, as a plan that moves nothing writes no data file.
     written = spark.read.schema(planned.schema).parquet(out).groupBy("to").count().toArrow()
     counts = dict(zip(written.column("to").to_pylist(), written.column("count").to_pylist()))
-    null_keys = counts.pop(None, 0)
-    per_destination = dict(sorted((int(b), int(n)) for b, n in counts.items()))
-    summary = {
-        "keys": df.count(),
-        "moved": sum(per_destination.values()),
-        "from": ja.placement(from_buckets).describe(),
-        "to": ja.placement(to_buckets).describe(),
-        "per_destination": per_destination,
-    }
-    if null_keys:
-        summary["null_keys"] = null_keys
-    return summary
+    return ja.summary(df.count(), counts, from_buckets, to_buckets)
 
 
 def _locate(df: DataFrame, column: str, key_type: str, nulls: str) -> None:

@@ -3,7 +3,6 @@ dataset of 8 files, checked move for move against `plan` and against the
 CLI's `reshard` on the same keys."""
 
 import json
-import os
 import pathlib
 import subprocess
 

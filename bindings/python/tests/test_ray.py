@@ -5,7 +5,6 @@ checked against `jumpshard.plan`, the CLI when JUMPSHARD_CLI names one, and
 every bad input."""
 
 import os
-from decimal import Decimal
 
 import numpy as np
 import pyarrow as pa
