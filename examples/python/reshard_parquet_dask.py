@@ -2,7 +2,7 @@
 written to DST partitioned by their new shard, and the summary printed.
 
     pip install './bindings/python[dask]'
-    python examples/python/reshard_parquet_dask.py SRC DST FROM TO [SCHEDULER]
+    python examples/python/reshard_parquet_dask.py SRC FROM TO DST [SCHEDULER]
 
 SRC and DST are paths or fsspec URLs (s3://, gs://, ...); without
 SCHEDULER, a LocalCluster of two worker processes runs it. With SRC
@@ -20,7 +20,7 @@ from distributed import Client, LocalCluster
 import jumpshard.dask
 
 
-def generate(root: str, files: int = 8, per_file: int = 1_000_000) -> str:
+def generate(root: str, files: int = 8, per_file: int = 100_000) -> str:
     import os
 
     os.makedirs(root)
@@ -34,7 +34,7 @@ def generate(root: str, files: int = 8, per_file: int = 1_000_000) -> str:
 def main() -> None:
     if len(sys.argv) not in (5, 6):
         sys.exit(__doc__)
-    src, dst, from_buckets, to_buckets = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    src, from_buckets, to_buckets, dst = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     if src == "--generate":
         src = generate(dst + ".src")
     if len(sys.argv) == 6:
@@ -42,7 +42,7 @@ def main() -> None:
     else:
         client = Client(LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None))
     with client:
-        summary = jumpshard.dask.reshard_parquet(src, dst, from_buckets, to_buckets)
+        summary = jumpshard.dask.reshard_parquet(src, from_buckets, to_buckets, dst)
     print(json.dumps(summary))
 
 
