@@ -83,9 +83,12 @@ mod removal;
 mod replicas;
 mod restore;
 mod table;
+mod table_error;
+mod table_file;
 
 pub use change::{ChangeCounts, NodeMove, NodePlan, TableChange};
 pub use removal::{NodeRemoval, Removal, RemovalError};
 pub use replicas::ReplicaError;
 pub use restore::{restore, RestoreError};
-pub use table::{NodeTable, TableError, MAX_SLOTS};
+pub use table::NodeTable;
+pub use table_error::{TableError, MAX_SLOTS};

@@ -20,7 +20,8 @@
 
 use std::fmt;
 
-use super::table::{NodeTable, TableError};
+use super::table::NodeTable;
+use super::table_error::TableError;
 use crate::Memento;
 
 /// Why a table cannot be restored that way.

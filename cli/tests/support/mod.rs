@@ -127,3 +127,20 @@ pub fn table(dir: &Path, name: &str, text: &str) -> PathBuf {
 pub fn json(o: &Output) -> serde_json::Value {
     serde_json::from_str(&stdout(o)).unwrap_or_else(|e| panic!("{e}: {}", stdout(o)))
 }
+
+/// `assign --buckets 1000` of `input_args` as text.
+pub fn assign(input_args: &[&str]) -> String {
+    let mut args = vec!["assign", "--buckets", "1000"];
+    args.extend(input_args);
+    let o = run(&args);
+    assert_ok(&o);
+    stdout(&o)
+}
+
+/// What `assign --buckets 1000` prints for `keys`.
+pub fn want(keys: &[u64]) -> String {
+    let n = jumpshard::BucketCount::new(1000).unwrap();
+    keys.iter()
+        .map(|&k| format!("{}\n", jumpshard::bucket(k, n)))
+        .collect()
+}
