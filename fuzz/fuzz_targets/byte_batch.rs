@@ -4,6 +4,7 @@
 //! the output untouched.
 
 #![no_main]
+#![deny(missing_docs)]
 
 use jumpshard::{bytes, BucketCount};
 use libfuzzer_sys::fuzz_target;

@@ -8,6 +8,7 @@
 //! then the CSV text.
 
 #![no_main]
+#![deny(missing_docs)]
 
 use jumpshard_stream::{KeyFormat, KeyOptions, Source};
 use libfuzzer_sys::fuzz_target;

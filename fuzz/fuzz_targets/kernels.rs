@@ -2,6 +2,7 @@
 //! and start offsets, against the scalar loop and the compiled Figure 1.
 
 #![no_main]
+#![deny(missing_docs)]
 
 use jumpshard::{BucketCount, Kernel};
 use libfuzzer_sys::fuzz_target;

@@ -8,6 +8,7 @@
 //! places a key on a removed slot.
 
 #![no_main]
+#![deny(missing_docs)]
 
 use jumpshard::{NodeTable, TableError};
 use libfuzzer_sys::fuzz_target;

@@ -10,6 +10,7 @@
 //! aborting, as libFuzzer's hook would; any other panic still aborts.
 
 #![no_main]
+#![deny(missing_docs)]
 
 use std::sync::Once;
 

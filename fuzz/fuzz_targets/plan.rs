@@ -2,6 +2,7 @@
 //! every kernel) against the two-evaluation plan.
 
 #![no_main]
+#![deny(missing_docs)]
 
 use jumpshard::{BucketCount, Kernel, MovePlan, Resize};
 use libfuzzer_sys::fuzz_target;

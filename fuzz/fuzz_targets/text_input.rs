@@ -6,6 +6,7 @@
 //! pipe cuts them.
 
 #![no_main]
+#![deny(missing_docs)]
 
 use std::io::Read;
 

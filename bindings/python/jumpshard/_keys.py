@@ -1,0 +1,161 @@
+"""Arrow key columns as 64-bit keys: the reading rules of
+``jumpshard.arrow``'s documentation (``key_type``, ``nulls``) and the
+errors that name a bad key's column, place and row.
+
+A leaf of ``jumpshard.arrow``, which re-exports ``keys``, ``KEY_TYPES`` and
+``NULLS``; it imports no other module of the package but the extension.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional, Sequence, Tuple, Union
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+import jumpshard
+
+#: How a key column is read (see ``jumpshard.arrow``'s documentation).
+KEY_TYPES = ("auto", "uint64", "int64", "bytes")
+#: What a null key does: raise, or travel through with null buckets.
+NULLS = ("error", "keep")
+
+_MAX = 2**64 - 1
+
+
+def _choice(name: str, value: str, allowed: Sequence[str]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, not {value!r}")
+
+
+def _place(where: str, row: Optional[int] = None) -> str:
+    """`, in file F, row R`: where a bad key is, as much as is known."""
+    text = f", {where}" if where else ""
+    return text if row is None else f"{text}, row {row}"
+
+
+def _combined(array: Union[pa.Array, pa.ChunkedArray]) -> pa.Array:
+    if isinstance(array, pa.ChunkedArray):
+        return array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
+    return array
+
+
+def _first(mask: pa.Array) -> int:
+    """The index of the first true value of a boolean array that has one."""
+    return int(pc.index(mask, True).as_py())
+
+
+def _decimal_bits(array: pa.Array, column: str, where: str, offset: int) -> np.ndarray:
+    if pa.types.is_decimal128(array.type) and array.type.scale == 0 and sys.byteorder == "little":
+        # A decimal128 is a 128-bit two's complement integer; a whole number
+        # from 0 to 2**64-1 is one whose high 64 bits are zero, and its low
+        # 64 bits are the key. Four times faster than Arrow's checked cast,
+        # which Spark's decimal(20,0) keys would otherwise all go through.
+        words = np.frombuffer(array.buffers()[1], dtype=np.uint64, count=2 * (array.offset + len(array)))
+        words = words[2 * array.offset :]
+        if not words[1::2].any():
+            return np.ascontiguousarray(words[0::2])
+    try:
+        return array.cast(pa.uint64()).to_numpy(zero_copy_only=False)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    # Only on the error path: find the first bad value and say what is wrong.
+    for row, value in enumerate(array.to_pylist()):
+        if value < 0:
+            problem = "is negative"
+        elif value != value.to_integral_value():
+            problem = "has a fraction"
+        elif value > _MAX:
+            problem = "is over 2**64-1"
+        else:
+            continue
+        raise ValueError(
+            f"column {column!r}{_place(where, offset + row)}: {value} {problem}; decimal keys must be "
+            "whole numbers from 0 to 2**64-1"
+        )
+    raise ValueError(f"column {column!r}{_place(where)}: {array.type} values do not fit 64 bits")
+
+
+def _integer_bits(array: pa.Array, column: str, where: str, offset: int, key_type: str) -> np.ndarray:
+    t = array.type
+    if key_type == "int64" and not pa.types.is_int64(t):
+        raise TypeError(f"column {column!r}{_place(where)}: {t} is not int64 (key_type='int64')")
+    if pa.types.is_uint64(t):
+        return array.to_numpy(zero_copy_only=False)
+    if pa.types.is_int64(t) and key_type != "uint64":
+        return array.to_numpy(zero_copy_only=False).view(np.uint64)
+    negative = pc.less(array, 0)
+    if pc.any(negative).as_py():
+        row = _first(negative)
+        hint = (
+            ", and the keys were declared unsigned (key_type='uint64'); use key_type='int64' to read the bits"
+            if pa.types.is_int64(t)
+            else f"; keys are unsigned and {t} cannot hold their bits"
+        )
+        raise ValueError(f"column {column!r}{_place(where, offset + row)}: {array[row].as_py()} is negative{hint}")
+    return array.cast(pa.uint64()).to_numpy(zero_copy_only=False)
+
+
+def _bits(array: pa.Array, column: str, where: str, offset: int, key_type: str) -> np.ndarray:
+    """The 64-bit keys of a null-free array."""
+    t = array.type
+    if pa.types.is_dictionary(t):
+        array = array.dictionary_decode()
+        t = array.type
+    is_bytes = any(
+        check(t)
+        for check in (
+            pa.types.is_binary,
+            pa.types.is_large_binary,
+            pa.types.is_binary_view,
+            pa.types.is_string,
+            pa.types.is_large_string,
+            pa.types.is_string_view,
+        )
+    )
+    if key_type == "bytes" or is_bytes:
+        if not is_bytes:
+            raise TypeError(f"column {column!r}{_place(where)}: {t} is not binary or string (key_type='bytes')")
+        if key_type not in ("auto", "bytes"):
+            raise TypeError(f"column {column!r}{_place(where)}: {t} holds byte strings; use key_type='bytes' or 'auto'")
+        return jumpshard.prehash(array)
+    if pa.types.is_integer(t):
+        return _integer_bits(array, column, where, offset, key_type)
+    if pa.types.is_decimal(t) and key_type in ("auto", "uint64"):
+        return _decimal_bits(array, column, where, offset)
+    raise TypeError(
+        f"column {column!r}{_place(where)}: {t} is not a key type; keys are 64-bit integers "
+        "(uint64, int64, decimal(20,0)) or byte strings (binary, string)"
+    )
+
+
+def keys(
+    array: Union[pa.Array, pa.ChunkedArray],
+    *,
+    column: str = "key",
+    key_type: str = "auto",
+    nulls: str = "error",
+    where: str = "",
+    offset: int = 0,
+) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+    """(the 64-bit keys of the non-null rows, the boolean mask of those rows
+    or None when every row has a key). ``where`` and ``offset`` say where
+    the array lies (a file or partition, the number of its first row) for
+    error messages."""
+    _choice("key_type", key_type, KEY_TYPES)
+    _choice("nulls", nulls, NULLS)
+    array = _combined(array)
+    valid = None
+    if array.null_count:
+        mask = pc.is_null(array)
+        if nulls == "error":
+            raise ValueError(
+                f"column {column!r}{_place(where, offset + _first(mask))}: the key is null; "
+                "pass nulls='keep' to carry null keys through with null buckets"
+            )
+        valid = pc.invert(mask)
+        array = array.filter(valid)
+        valid = valid.to_numpy(zero_copy_only=False)
+    return _bits(array, column, where, offset, key_type), valid
