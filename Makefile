@@ -60,6 +60,8 @@ lint:
 	# Every source file under ~500 lines, the two x86 kernels excepted.
 	.ci/file-sizes
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	# Every doc link resolves, so the published API documentation holds.
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --workspace -q
 	# Library users without a C++ compiler build without the reference; the
 	# C library and the streaming engine build without rayon and Parquet.
 	$(CARGO) clippy -p jumpshard --no-default-features -- -D warnings

@@ -42,7 +42,7 @@ mod buckets;
 pub mod bytes;
 mod error;
 mod kernel;
-mod memento;
+pub mod memento;
 pub mod nodes;
 #[cfg(feature = "parallel")]
 mod parallel;

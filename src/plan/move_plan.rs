@@ -34,7 +34,7 @@ pub struct MovePlan {
 }
 
 impl MovePlan {
-    /// An empty plan, to be filled by [`Resize::plan`].
+    /// An empty plan, to be filled by [`Resize::plan`](crate::Resize::plan).
     pub fn new() -> MovePlan {
         MovePlan::default()
     }

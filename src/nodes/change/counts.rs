@@ -53,7 +53,7 @@ impl Transfers {
 /// What a change of table does to a set of keys: how many move, between
 /// which nodes, and the load of every node before and after.
 ///
-/// Loads are indexed like [`TableChange::nodes`]; a node absent from a
+/// Loads are indexed like [`TableChange::nodes`](super::TableChange::nodes); a node absent from a
 /// table has load 0 there. Balance is `max_over_mean`: the largest load
 /// over the mean load of the table's distinct nodes (a node given two
 /// slots on purpose shows about 2).
