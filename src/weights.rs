@@ -54,6 +54,11 @@ pub const MAX_ATTEMPTS: u32 = 64;
 pub struct Weights {
     /// Each bucket's acceptance probability, `w_i / max(w)`.
     accept: Vec<f64>,
+    /// The buckets of positive weight, ascending: the fallback's cyclic
+    /// search for the next one is a binary search here, so that a table
+    /// of 2^20 slots with one positive costs a key O(log n), not a scan of
+    /// every slot.
+    positive: Vec<u32>,
     n: BucketCount,
 }
 
@@ -86,8 +91,13 @@ impl Weights {
         if max == 0.0 {
             return Err(Error::AllWeightsZero);
         }
-        let accept = weights.iter().map(|&w| w / max).collect();
-        Ok(Weights { accept, n })
+        let accept: Vec<f64> = weights.iter().map(|&w| w / max).collect();
+        let positive = (0..n.get()).filter(|&i| accept[i as usize] > 0.0).collect();
+        Ok(Weights {
+            accept,
+            positive,
+            n,
+        })
     }
 
     /// The number of buckets.
@@ -125,11 +135,18 @@ impl Weights {
         if self.accept[best as usize] > 0.0 {
             return best;
         }
-        let n = self.n.get();
-        (1..=n)
-            .map(|step| ((u64::from(b) + u64::from(step)) % u64::from(n)) as u32)
-            .find(|&i| self.accept[i as usize] > 0.0)
-            .expect("some weight is positive")
+        self.next_positive(b)
+    }
+
+    /// The first bucket of positive weight after `b`, cyclically.
+    fn next_positive(&self, b: u32) -> u32 {
+        let after = self.positive.partition_point(|&i| i <= b);
+        // `new` refuses a table with no positive weight.
+        self.positive
+            .get(after)
+            .or(self.positive.first())
+            .copied()
+            .unwrap_or(b)
     }
 
     /// [`Weights::bucket`] of every key, into `out[i]` for `keys[i]`: attempt
@@ -215,6 +232,43 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The fallback's binary search finds what a cyclic scan of every slot
+    /// finds, from every starting bucket, sparse and dense alike.
+    #[test]
+    fn next_positive_is_the_cyclic_scan() {
+        for weights in [
+            vec![0.0, 0.0, 0.001, 0.0, 1e-9],
+            vec![1.0],
+            vec![0.0, 0.0, 0.0, 5.0],
+            vec![5.0, 0.0, 0.0, 0.0],
+            vec![1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0],
+        ] {
+            let w = Weights::new(&weights).unwrap();
+            let n = weights.len() as u32;
+            for b in 0..n {
+                let scan = (1..=n)
+                    .map(|step| (b + step) % n)
+                    .find(|&i| weights[i as usize] > 0.0)
+                    .unwrap();
+                assert_eq!(w.next_positive(b), scan, "{weights:?} from {b}");
+            }
+        }
+    }
+
+    /// One positive slot among 2^20: every key reaches the fallback, which
+    /// must land on that slot (the cost is measured in benches/weights.rs).
+    #[test]
+    #[cfg_attr(miri, ignore = "a table of 2^20 slots is slow under Miri")]
+    fn one_positive_among_many_slots() {
+        let mut weights = vec![0.0; 1 << 20];
+        weights[12345] = 1.0;
+        let w = Weights::new(&weights).unwrap();
+        let keys = keys(2000);
+        let mut out = vec![0; keys.len()];
+        w.batch(&keys, &mut out).unwrap();
+        assert!(out.iter().all(|&b| b == 12345));
     }
 
     #[test]
