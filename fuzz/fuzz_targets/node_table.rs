@@ -1,8 +1,8 @@
 //! Node-table files (`jumpshard::NodeTable::parse`) against a naive
 //! reading of the syntax: one name per line, `+NAME` for a node repeated on
-//! purpose, then blank-separated `removed=K` or `weight=W` attributes; the
-//! same table or the same refused line. Whether removals replay is left to
-//! the library (its own tests replay them against Memento), so a table
+//! purpose, then blank-separated `removed=K` or `weight=W` attributes, and
+//! a comment from a `#` after a blank; the same table or the same refused
+//! line. Whether removals replay is left to the library (its own tests replay them against Memento), so a table
 //! with removals or weights may still be refused as a whole. An accepted
 //! table writes back (`to_text`) to text that parses to itself, and never
 //! places a key on a removed slot.
@@ -70,6 +70,16 @@ fn naive(text: &str) -> Result<Naive, usize> {
     let mut kinds: Vec<&str> = Vec::new();
     for (i, line) in text.split('\n').enumerate() {
         let line = line.strip_suffix('\r').unwrap_or(line);
+        // A comment starts at a `#` after a space or a tab.
+        let line = match line
+            .match_indices(" #")
+            .chain(line.match_indices("\t#"))
+            .map(|(i, _)| i)
+            .min()
+        {
+            Some(i) => &line[..=i],
+            None => line,
+        };
         // The name runs from the line's start, past leading blanks, to the
         // next blank.
         let lead = line.len() - line.trim_start_matches([' ', '\t']).len();

@@ -39,8 +39,11 @@
 //!   [`crate::weights::Weights`]' rejection sampling; all weights equal
 //!   place keys exactly as Figure 1.
 //!
-//! A table holds removals or weights, not both. Anything else after the
-//! name is refused with its line.
+//! A table holds removals or weights, not both. A `#` after a blank
+//! (space or tab) starts a comment, to the line's end (`+db-a  # the
+//! larger db-a`); a `#` with no blank before it is part of the name
+//! (`rack#2`). Comments are not kept when a table is written. Anything
+//! else after the name is refused with its line.
 //!
 //! ```
 //! use jumpshard::NodeTable;

@@ -31,7 +31,7 @@ pub(super) fn read(text: &str) -> Result<Slots, TableError> {
     let mut builder = Builder::new(MAX_SLOTS);
     let mut attributes = Attributes::default();
     for (i, line) in text.split('\n').enumerate() {
-        let line = line.strip_suffix('\r').unwrap_or(line);
+        let line = without_comment(line.strip_suffix('\r').unwrap_or(line));
         let number = i + 1;
         // The name runs to the first blank after it (so that leading
         // blanks stay in it, and are refused); attributes follow.
@@ -68,6 +68,18 @@ pub(super) fn read(text: &str) -> Result<Slots, TableError> {
     let n = builder.slots.len();
     let placement = attributes.placement(n)?;
     builder.finish(placement)
+}
+
+/// `line` without its comment: a `#` after a blank (space or tab) starts
+/// one, running to the line's end. A `#` with no blank before it is text,
+/// so that names holding `#` (`rack#2`, and `#2` at a line's start) read
+/// as they always have.
+fn without_comment(line: &str) -> &str {
+    let bytes = line.as_bytes();
+    match (1..bytes.len()).find(|&i| bytes[i] == b'#' && matches!(bytes[i - 1], b' ' | b'\t')) {
+        Some(i) => &line[..i],
+        None => line,
+    }
 }
 
 /// The slots named `names` in order (a name may serve several), keys
@@ -180,6 +192,17 @@ impl Attributes {
             self.weights.push((slot, w, line));
         }
         if let (Some(&(_, _, r)), Some(&(_, _, w))) = (self.removed.first(), self.weights.first()) {
+            if r == w {
+                let other = if key == "removed" {
+                    "weight"
+                } else {
+                    "removed"
+                };
+                return Err(bad(&format!(
+                    "cannot stand on the same line as {other}=: one line cannot carry both \
+                     removed= and weight= (removals and weights do not combine)"
+                )));
+            }
             return Err(TableError::BadAttribute {
                 line: r.max(w),
                 attribute: field.to_owned(),
@@ -324,6 +347,35 @@ mod tests {
         builder.push(1, "a").unwrap();
         builder.push(2, "a").unwrap();
         assert_eq!(builder.push(3, "b"), Err(TableError::TooManySlots));
+    }
+
+    #[test]
+    fn a_hash_after_a_blank_starts_a_comment() {
+        let names = |text: &str| {
+            let slots = read(text).unwrap();
+            let names: Vec<&str> = slots
+                .slots
+                .iter()
+                .map(|&s| slots.names[s as usize].as_str())
+                .collect();
+            names.join(" ")
+        };
+        assert_eq!(
+            names("db-a\ndb-b\n+db-a     # a second slot for the larger db-a\n"),
+            "db-a db-b db-a"
+        );
+        assert_eq!(names("a\t#x\r\nb #\nc ## #\n"), "a b c");
+        // A `#` without a blank before it belongs to the name.
+        assert_eq!(names("rack#1\n#2\nc#  # three\n"), "rack#1 #2 c#");
+        let slots = read("a weight=2 # heavier\nb\n").unwrap();
+        assert_eq!(slots.slots.len(), 2);
+        // The comment hides what follows it, attributes too.
+        let slots = read("a\nb # removed=1\n").unwrap();
+        assert_eq!(slots.slots.len(), 2);
+        // An attribute glued to a `#` is still refused.
+        assert!(read("a weight=2#x\nb\n").is_err());
+        // A line that is only a comment has no name.
+        assert!(read("a\n # b\n").is_err());
     }
 
     #[test]
