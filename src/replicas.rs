@@ -133,7 +133,23 @@ pub fn set(key: u64, num_buckets: BucketCount, out: &mut [u32]) -> Result<(), Er
     Ok(())
 }
 
-fn check(k: usize, num_buckets: BucketCount) -> Result<(), Error> {
+/// Whether sets of `k` members can be drawn from `num_buckets` buckets:
+/// [`Error::TooManyReplicas`], naming both, when `k` exceeds the count.
+/// Front ends call it with the count their caller gave, before they
+/// allocate `k` columns or sets.
+///
+/// ```
+/// use jumpshard::{replicas, BucketCount, Error};
+///
+/// let n = BucketCount::new(10)?;
+/// assert!(replicas::check(3, n).is_ok());
+/// assert_eq!(
+///     replicas::check(1 << 40, n),
+///     Err(Error::TooManyReplicas { replicas: 1 << 40, buckets: 10 })
+/// );
+/// # Ok::<(), jumpshard::Error>(())
+/// ```
+pub fn check(k: usize, num_buckets: BucketCount) -> Result<(), Error> {
     if k > num_buckets.get() as usize {
         return Err(Error::TooManyReplicas {
             replicas: k,

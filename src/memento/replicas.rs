@@ -62,7 +62,9 @@ impl Memento {
     /// # Ok::<(), jumpshard::Error>(())
     /// ```
     pub fn replicas(&self, key: u64, out: &mut [u32]) -> Result<(), Error> {
-        // One key's set is a batch of one: k columns of one element.
+        // One key's set is a batch of one: k columns of one element, made
+        // once k is known to fit.
+        self.check_replicas(out.len())?;
         let mut columns: Vec<&mut [u32]> = out.chunks_mut(1).collect();
         self.replicas_batch(&[key], &mut columns)
     }
@@ -88,10 +90,35 @@ impl Memento {
     /// # Ok::<(), jumpshard::Error>(())
     /// ```
     pub fn replicas_batch(&self, keys: &[u64], columns: &mut [&mut [u32]]) -> Result<(), Error> {
-        let working = BucketCount::new(self.working()).expect("a cluster keeps a working bucket");
-        fill_columns(keys, self.barray.get(), working, columns, |key, set| {
-            self.replay(key, set)
-        })
+        fill_columns(
+            keys,
+            self.barray.get(),
+            self.working_count(),
+            columns,
+            |key, set| self.replay(key, set),
+        )
+    }
+
+    /// Whether sets of `k` members can be drawn here: [`Error::TooManyReplicas`],
+    /// naming `k` and the working count, when `k` exceeds it. Front ends call
+    /// it with the caller's `k` before they allocate `k` columns or sets.
+    ///
+    /// ```
+    /// use jumpshard::{BucketCount, Error, Memento};
+    ///
+    /// let mut m = Memento::new(BucketCount::new(4)?);
+    /// m.remove(1)?;
+    /// assert!(m.check_replicas(3).is_ok());
+    /// assert_eq!(m.check_replicas(4), Err(Error::TooManyReplicas { replicas: 4, buckets: 3 }));
+    /// # Ok::<(), jumpshard::Error>(())
+    /// ```
+    pub fn check_replicas(&self, k: usize) -> Result<(), Error> {
+        crate::replicas::check(k, self.working_count())
+    }
+
+    /// The working count, never zero: a cluster keeps a working bucket.
+    fn working_count(&self) -> BucketCount {
+        BucketCount::new(self.working()).expect("a cluster keeps a working bucket")
     }
 
     /// Replays the removals that hit `set`, oldest first.

@@ -209,6 +209,10 @@ def _fill(values: np.ndarray, where: np.ndarray) -> np.ndarray:
 def _plan(bits: np.ndarray, before: Placement, after: Placement, k: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(positions, from, to) of the moves of ``bits``; a position repeats
     when several replicas of its key move."""
+    # Checked first (True is no count), and bounded by the placement itself,
+    # whose message names the limit, before anything is sized by it.
+    if not isinstance(k, (int, np.integer)) or isinstance(k, (bool, np.bool_)) or k < 1:
+        raise ValueError(f"replicas must be a positive int, not {k!r}")
     if k == 1:
         if isinstance(before.cluster, int) and isinstance(after.cluster, int):
             plan = jumpshard.plan(bits, before.cluster, after.cluster)
@@ -216,8 +220,6 @@ def _plan(bits: np.ndarray, before: Placement, after: Placement, k: int) -> Tupl
         old, new = before.batch(bits), after.batch(bits)
         moving = np.flatnonzero(old != new)
         return moving, old[moving], new[moving]
-    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
-        raise ValueError(f"replicas must be a positive int, not {k!r}")
     old, new = before.replicas(bits, k), after.replicas(bits, k)
     old_ids, new_ids = _identities(before, after, old, new)
     lost = ~(old_ids[:, :, None] == new_ids[:, None, :]).any(axis=2)

@@ -4,7 +4,7 @@
 
 use jumpshard::BucketCount;
 use pyo3::conversion::FromPyObjectOwned;
-use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyInt;
 
@@ -80,12 +80,6 @@ pub fn buckets(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<BucketCount> {
     })
 }
 
-/// A bucket number, 0 to 2^32 - 1 (whether the bucket exists is the
-/// library's to say, with its own message).
-pub fn bucket(obj: &Bound<'_, PyAny>) -> PyResult<u32> {
-    int(obj, "bucket", "0 and 4294967295")
-}
-
 /// A thread count: 0 for one per core, 1 (the default) for the calling
 /// thread only.
 pub fn threads(obj: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
@@ -93,4 +87,52 @@ pub fn threads(obj: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
         None => Ok(1),
         Some(obj) => int(obj, "threads", &format!("0 and {}", usize::MAX)),
     }
+}
+
+/// A replica count `k`, checked before anything is sized by it: an int
+/// from `low` to `limit` (`what_limit` says what the limit is), whatever its
+/// size, then `check`, the library's own test of `k` for that placement.
+/// Every error names `k` and the limit.
+pub fn replica_count<E: std::fmt::Display>(
+    obj: &Bound<'_, PyAny>,
+    low: usize,
+    limit: usize,
+    what_limit: &str,
+    check: impl FnOnce(usize) -> Result<(), E>,
+) -> PyResult<usize> {
+    not_bool(obj, "k")?;
+    let out_of_range = || {
+        PyValueError::new_err(format!(
+            "k must be between {low} and {limit} ({what_limit}), got {obj}"
+        ))
+    };
+    let k = match obj.extract::<usize>() {
+        Ok(k) => k,
+        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => return Err(out_of_range()),
+        Err(_) => {
+            let name = obj.get_type().name()?;
+            return Err(PyTypeError::new_err(format!(
+                "k must be an int, not {name}"
+            )));
+        }
+    };
+    check(k).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    if k < low || k > limit {
+        return Err(out_of_range());
+    }
+    Ok(k)
+}
+
+/// `len` zeros, or a `MemoryError` naming what they were for when the
+/// allocator cannot give them (rather than the abort of `vec!`).
+pub fn zeros<T: Copy + Default>(len: usize, what: &str) -> PyResult<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| {
+        PyMemoryError::new_err(format!(
+            "{what}: {len} values of {} bytes do not fit in memory",
+            std::mem::size_of::<T>()
+        ))
+    })?;
+    v.resize(len, T::default());
+    Ok(v)
 }

@@ -257,17 +257,22 @@ impl Chunk<'_> {
     /// The pre-hash of every string of a `BinaryView` chunk, into `out`
     /// (as long as the chunk).
     pub fn prehash_views(&self, out: &mut [u64]) -> PyResult<()> {
+        self.each_view(|i, bytes| out[i] = jumpshard::bytes::prehash(bytes))
+    }
+
+    /// Every string of a `BinaryView` chunk, with its index, to `each`.
+    pub fn each_view(&self, mut each: impl FnMut(usize, &[u8])) -> PyResult<()> {
         self.check_nulls()?;
         let a = self.array();
         let views = self.buffer(1).cast::<[u8; 16]>();
-        if views.is_null() || out.is_empty() {
+        if views.is_null() || a.length == 0 {
             return Ok(());
         }
         // Buffers: validity, views, the variadic data buffers, then their
         // sizes (int64), which bound every long string's bytes.
         let data_buffers = (a.n_buffers - 3).max(0) as usize;
         let sizes = self.buffer(2 + data_buffers).cast::<i64>();
-        for (i, o) in out.iter_mut().enumerate() {
+        for i in 0..a.length as usize {
             // SAFETY: the views buffer holds offset + length views.
             let view = unsafe { &*views.add(a.offset as usize + i) };
             let word = |at: usize| {
@@ -294,7 +299,7 @@ impl Chunk<'_> {
                 // SAFETY: the view lies within that buffer (checked above).
                 unsafe { std::slice::from_raw_parts(data.add(start as usize), len) }
             };
-            *o = jumpshard::bytes::prehash(bytes);
+            each(i, bytes);
         }
         Ok(())
     }

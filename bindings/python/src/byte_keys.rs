@@ -123,3 +123,84 @@ pub fn bucket_bytes<'py>(
         }
     }
 }
+
+/// The Memento bucket of every byte key of `keys` (a list or tuple of
+/// `bytes`/`bytearray`/`str`, or an Arrow binary or string array), as a new
+/// int32 array: the library's byte batch, with the GIL released.
+pub fn memento_batch<'py>(
+    memento: &jumpshard::Memento,
+    keys: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = keys.py();
+    if keys.is_instance_of::<PyList>() || keys.is_instance_of::<PyTuple>() {
+        // The strings end to end, cut by offsets, as the C batch takes them.
+        let (mut data, mut offsets) = (Vec::new(), vec![0u64]);
+        for (i, key) in keys.try_iter()?.enumerate() {
+            let key = key?;
+            if let Ok(b) = key.cast::<PyBytes>() {
+                data.extend_from_slice(b.as_bytes());
+            } else if let Ok(s) = key.cast::<PyString>() {
+                data.extend_from_slice(s.to_cow()?.as_bytes());
+            } else if let Ok(b) = key.cast::<PyByteArray>() {
+                data.extend_from_slice(&b.to_vec());
+            } else {
+                let name = key.get_type().name()?;
+                return Err(PyTypeError::new_err(format!(
+                    "keys[{i}] must be bytes or str, not {name}"
+                )));
+            }
+            offsets.push(data.len() as u64);
+        }
+        let out = memento_buckets(py, memento, &data, &offsets)?;
+        return column::from_vec(py, out, "i4");
+    }
+    let Some((layout, chunks)) = arrow::import(keys, "byte keys")? else {
+        let name = keys.get_type().name()?;
+        return Err(PyTypeError::new_err(format!(
+            "byte keys must be a list of bytes or str or an Arrow binary or string array, \
+             not {name}"
+        )));
+    };
+    let mut out = Vec::new();
+    for chunk in chunks.iter().filter(|c| c.len() > 0) {
+        let part = match layout {
+            Layout::Binary32 => {
+                let (data, offsets) = chunk.binary::<i32>()?;
+                memento_buckets(py, memento, data, offsets)?
+            }
+            Layout::Binary64 => {
+                let (data, offsets) = chunk.binary::<i64>()?;
+                memento_buckets(py, memento, data, offsets)?
+            }
+            Layout::BinaryView => {
+                let (mut data, mut offsets) = (Vec::new(), vec![0u64]);
+                chunk.each_view(|_, bytes| {
+                    data.extend_from_slice(bytes);
+                    offsets.push(data.len() as u64);
+                })?;
+                memento_buckets(py, memento, &data, &offsets)?
+            }
+            Layout::Int64 => {
+                return Err(PyTypeError::new_err(
+                    "byte keys must be an Arrow binary or string array, got 64-bit integers: \
+                     use batch() for those",
+                ))
+            }
+        };
+        out.extend_from_slice(&part);
+    }
+    column::from_vec(py, out, "i4")
+}
+
+/// The buckets of the strings `offsets` cut `data` into.
+fn memento_buckets<O: Offset + Send + Sync>(
+    py: Python<'_>,
+    memento: &jumpshard::Memento,
+    data: &[u8],
+    offsets: &[O],
+) -> PyResult<Vec<u32>> {
+    let mut out = vec![0u32; offsets.len().saturating_sub(1)];
+    py.detach(|| memento.batch_bytes(data, offsets, &mut out))
+        .map_err(args::value_error)?;
+    Ok(out)
+}

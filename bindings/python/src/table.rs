@@ -64,11 +64,19 @@ impl NodeTable {
         column_of(keys, |run, out| self.inner.batch(run, out))
     }
 
-    /// The replica sets of every key: an int32 array of shape
-    /// `(len(keys), k)` whose row `i` holds `k` slots of distinct working
-    /// nodes, the first `bucket(keys[i])`; a weighted table, a node with
-    /// two slots or `k` over the working nodes raise ValueError.
-    fn replicas<'py>(&self, keys: &Bound<'py, PyAny>, k: usize) -> PyResult<Bound<'py, PyAny>> {
+    /// The replica sets: for one int key, a list of `k` slots of distinct
+    /// working nodes, the first `bucket(key)`; for many, an int32 array of
+    /// shape `(len(keys), k)`, a set per row. A weighted table, a node with
+    /// two slots or `k` outside 1 to the working nodes raise ValueError.
+    fn replicas<'py>(
+        &self,
+        keys: &Bound<'py, PyAny>,
+        k: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let working = self.inner.len() - self.inner.removals().len();
+        let k = args::replica_count(k, 1, working, "the working nodes", |k| {
+            self.inner.check_replicas(k)
+        })?;
         rows_of(keys, k, |run, columns| {
             self.inner.replicas_batch(run, columns)
         })
