@@ -704,6 +704,33 @@ jumpshard_status jumpshard_memento_plan(const struct jumpshard_memento *before,
                                         size_t *moved);
 
 /**
+ * Writes the replica set of `key` in the cluster to `out[0..k]`: `k`
+ * distinct working buckets, `out[0]` its `jumpshard_memento_bucket`. With
+ * nothing removed it is `jumpshard_replicas` over the b-array; each
+ * removal replaces only the member it hits, and a restore undoes it (the
+ * Rust API's `Memento::replicas`, bit for bit). It is the key's row of
+ * `jumpshard_memento_replicas_batch`.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `memento`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; `JUMPSHARD_ERROR_TOO_MANY_REPLICAS`
+ * (`k` above the working count); for `out`, `JUMPSHARD_ERROR_NULL_POINTER`
+ * (NULL with `k > 0`), `JUMPSHARD_ERROR_MISALIGNED_POINTER`,
+ * `JUMPSHARD_ERROR_INVALID_LENGTH`. On any error `out` is not written
+ * (after `JUMPSHARD_ERROR_PANIC` its contents are unspecified). With
+ * `k == 0` nothing is written and `out` may be NULL.
+ *
+ * # Safety
+ * `memento` must be NULL or a live handle that no thread mutates during
+ * the call; unless `k` is 0, `out` must point to `k` writable `int32_t`
+ * that no other thread accesses during the call.
+ */
+jumpshard_status jumpshard_memento_replicas(const struct jumpshard_memento *memento,
+                                            uint64_t key,
+                                            int32_t *out,
+                                            size_t k);
+
+/**
  * Writes the replica sets of `keys[0..len]` in the cluster as `k` columns
  * of `len` elements, one after the other in `out` (`k * len` elements):
  * member `j` of the set of `keys[i]` is `out[j * len + i]`, and column 0

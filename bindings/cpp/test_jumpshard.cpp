@@ -276,6 +276,16 @@ int main() {
             }
             CHECK(throws_status([&] { jumpshard::memento(2).replicas_batch(ks, 3); },
                                 JUMPSHARD_ERROR_TOO_MANY_REPLICAS));
+            // One key's set is its row of the batch; a huge k throws before
+            // anything is allocated.
+            for (std::size_t i = 0; i < ks.size(); i++) {
+                auto one = cluster.replicas(ks[i], 3);
+                for (std::size_t j = 0; j < 3; j++) CHECK(one[j] == sets[j * ks.size() + i]);
+            }
+            CHECK(throws_status([&] { cluster.replicas(1, std::size_t{1} << 40); },
+                                JUMPSHARD_ERROR_TOO_MANY_REPLICAS));
+            CHECK(throws_status([&] { cluster.replicas_batch(ks, SIZE_MAX); },
+                                JUMPSHARD_ERROR_TOO_MANY_REPLICAS));
             // The plan of one more removal: exactly that bucket's keys.
             auto next = jumpshard::memento::from_removals(cluster.barray(), cluster.removals());
             const std::int32_t gone = cluster.bucket(keys[0]);

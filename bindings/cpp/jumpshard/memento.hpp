@@ -102,12 +102,31 @@ public:
         return out;
     }
 
+    // The replica set of `key` into `out`: out.size() distinct working
+    // buckets, out[0] bucket(key). Each removal replaces only the member it
+    // hits. Throws jumpshard::error (JUMPSHARD_ERROR_TOO_MANY_REPLICAS) for
+    // out.size() above working().
+    void replicas(std::uint64_t key, span<std::int32_t> out) const {
+        detail::check(jumpshard_memento_replicas(handle_, key, out.data(), out.size()));
+    }
+
+    // The replica set of `key`: `k` distinct working buckets, in a new
+    // vector (k is checked before the vector is made).
+    std::vector<std::int32_t> replicas(std::uint64_t key, std::size_t k) const {
+        check_replicas(k);
+        std::vector<std::int32_t> out(k);
+        replicas(key, span<std::int32_t>(out));
+        return out;
+    }
+
     // The replica sets of `keys` as `k` columns one after the other
     // (k * keys.size() elements): member j of the set of keys[i] is at
     // j * keys.size() + i, column 0 being batch(keys). Each removal
-    // replaces only the member it hits. Throws for k above working().
+    // replaces only the member it hits. Throws for k above working(),
+    // before anything is allocated.
     std::vector<std::int32_t> replicas_batch(span<const std::uint64_t> keys,
                                              std::size_t k) const {
+        check_replicas(k);
         if (k != 0 && keys.size() > SIZE_MAX / k) throw std::length_error("jumpshard: k * keys");
         std::vector<std::int32_t> out(k * keys.size());
         detail::check(jumpshard_memento_replicas_batch(handle_, keys.data(), keys.size(), k,
@@ -147,6 +166,14 @@ public:
 
 private:
     explicit memento(jumpshard_memento *handle) noexcept : handle_(handle) {}
+
+    // Throws what the C functions return for a `k` above the working count.
+    void check_replicas(std::size_t k) const {
+        if (k > static_cast<std::size_t>(working())) {
+            detail::check(JUMPSHARD_ERROR_TOO_MANY_REPLICAS);
+        }
+    }
+
     jumpshard_memento *handle_ = nullptr;
 };
 

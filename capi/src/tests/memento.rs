@@ -48,6 +48,12 @@ extern "C" {
         len: usize,
         out: *mut i32,
     ) -> i32;
+    pub(super) fn jumpshard_memento_replicas(
+        memento: *const CMemento,
+        key: u64,
+        out: *mut i32,
+        k: usize,
+    ) -> i32;
     pub(super) fn jumpshard_memento_batch_bytes(
         memento: *const CMemento,
         data: *const u8,

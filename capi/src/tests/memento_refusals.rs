@@ -282,3 +282,58 @@ fn lookup_buffers_are_checked_and_left_alone_on_error() {
     }
     assert_eq!(out, [UNTOUCHED; 8]);
 }
+
+/// One key's replica set: the Rust API's, and every refusal before `out`
+/// is touched, a huge `k` included (checked before anything is allocated).
+#[test]
+fn one_key_replica_sets_and_their_refusals() {
+    let handle = Handle::new(10);
+    assert_eq!(handle.remove(4), OK);
+    let mut rust = jumpshard::Memento::new(BucketCount::new(10).unwrap());
+    rust.remove(4).unwrap();
+    for key in [0u64, 1, 99, u64::MAX] {
+        for k in 1..=9usize {
+            let mut out = [UNTOUCHED; 10];
+            // SAFETY: `k` writable elements of 10.
+            let status = unsafe { jumpshard_memento_replicas(handle.0, key, out.as_mut_ptr(), k) };
+            assert_eq!(status, OK);
+            let mut want = vec![0u32; k];
+            rust.replicas(key, &mut want).unwrap();
+            let got: Vec<u32> = out[..k].iter().map(|&b| b as u32).collect();
+            assert_eq!(got, want, "key {key} k {k}");
+            assert!(out[k..].iter().all(|&b| b == UNTOUCHED));
+        }
+    }
+    let mut out = [UNTOUCHED; 4];
+    let o = out.as_mut_ptr();
+    let odd = o.cast::<u8>().wrapping_add(1).cast::<i32>();
+    let null = std::ptr::null_mut();
+    // SAFETY: every call below is refused before `out` is written, or
+    // writes nothing (k = 0).
+    unsafe {
+        assert_eq!(
+            jumpshard_memento_replicas(std::ptr::null(), 1, o, 2),
+            NULL_POINTER
+        );
+        for k in [10, 1 << 31, 1 << 40, usize::MAX] {
+            assert_eq!(
+                jumpshard_memento_replicas(handle.0, 1, o, k),
+                TOO_MANY_REPLICAS
+            );
+            assert_eq!(
+                jumpshard_memento_replicas(handle.0, 1, null, k),
+                TOO_MANY_REPLICAS
+            );
+        }
+        assert_eq!(
+            jumpshard_memento_replicas(handle.0, 1, null, 2),
+            NULL_POINTER
+        );
+        assert_eq!(
+            jumpshard_memento_replicas(handle.0, 1, odd, 2),
+            MISALIGNED_POINTER
+        );
+        assert_eq!(jumpshard_memento_replicas(handle.0, 1, null, 0), OK);
+    }
+    assert_eq!(out, [UNTOUCHED; 4]);
+}

@@ -125,6 +125,7 @@ static bool use_kernel(const char *kernel) {
 #include "batch_cases.inc"
 #include "plan_cases.inc"
 #include "placement_cases.inc"
+#include "memento_replica_cases.inc"
 
 int main(int argc, char **argv) {
     if (argc > 1) golden_path = argv[1];
@@ -147,6 +148,7 @@ int main(int argc, char **argv) {
     run("memento", test_memento);
     run("memento_refusals", test_memento_refusals);
     run("replicas", test_replicas);
+    run("memento_replicas", test_memento_replicas);
     run("weights", test_weights);
     run("table", test_table);
     free_golden();
