@@ -70,6 +70,86 @@ fn decimal_text_is_refused_with_the_choices() {
     assert_eq!(stdout(&o), want(&(1..=8).collect::<Vec<u64>>()));
 }
 
+/// `bytes` with `pad` added (a space, in text) up to a multiple of 8
+/// bytes, the size of whole u64le keys.
+fn whole_keys(mut bytes: Vec<u8>, pad: &[u8]) -> Vec<u8> {
+    while !bytes.len().is_multiple_of(8) {
+        bytes.extend(pad);
+    }
+    bytes
+}
+
+#[test]
+fn what_is_not_raw_keys_is_refused_before_the_output_is_touched() {
+    let d = dir();
+    let utf16 =
+        |text: &str| -> Vec<u8> { text.encode_utf16().flat_map(u16::to_le_bytes).collect() };
+    let cases: [(&str, Vec<u8>, &[&str]); 6] = [
+        (
+            "utf16-bom.txt",
+            whole_keys(utf16("\u{feff}alpha\nbeta\ngamma\n"), b" \0"),
+            &["UTF-16LE text, with a byte order mark", "iconv -f UTF-16LE"],
+        ),
+        (
+            "utf16.txt",
+            whole_keys(utf16("10\n20\n30\n"), b" \0"),
+            &["UTF-16LE text", "iconv"],
+        ),
+        (
+            "latin1.txt",
+            whole_keys(b"caf\xe9\nna\xefve\nm\xfcller\n".to_vec(), b" "),
+            &["Latin-1", "--key-format bytes"],
+        ),
+        (
+            "one-line.txt",
+            whole_keys("café crème brûlée".as_bytes().to_vec(), b" "),
+            &["looks like text", "--key-format bytes"],
+        ),
+        (
+            "keys.gz",
+            // gzip's header, then a deflate stream.
+            whole_keys(
+                b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x33\x34\xe2\x02\x00".to_vec(),
+                b"\0",
+            ),
+            &["gzip-compressed", "gzip -dc"],
+        ),
+        (
+            "keys.zst",
+            whole_keys(b"\x28\xb5\x2f\xfd\x04\x58\x19\x00\x00".to_vec(), b"\0"),
+            &["zstd-compressed", "zstd -dc"],
+        ),
+    ];
+    let output = d.path().join("moves.csv");
+    for (name, bytes, words) in cases {
+        let input = d.path().join(name);
+        std::fs::write(&input, &bytes).unwrap();
+        std::fs::write(&output, "the previous moves\n").unwrap();
+        let o = run(&[
+            "reshard",
+            "--from",
+            "10",
+            "--to",
+            "12",
+            path_str(&input),
+            "--output",
+            path_str(&output),
+        ]);
+        assert_fails(&o, &[name, "--key-format u64le"]);
+        assert_fails(&o, words);
+        assert_eq!(
+            std::fs::read_to_string(&output).unwrap(),
+            "the previous moves\n"
+        );
+        // From a pipe too.
+        let o = assign(&[], &bytes);
+        assert_fails(&o, &["standard input"]);
+        assert_fails(&o, words);
+        // Said outright, the bytes are read as keys.
+        assert_ok(&assign(&["--key-format", "u64le"], &bytes));
+    }
+}
+
 #[test]
 fn a_node_table_is_refused_as_keys() {
     let d = dir();

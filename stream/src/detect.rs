@@ -7,16 +7,21 @@
 //!   on a stream, which the Parquet reader cannot seek);
 //! - a file named `*.parquet` without the magic is refused rather than
 //!   read as anything else;
+//! - compressed data and UTF-16 or UTF-32 text are refused, with the
+//!   step to take first ([`crate::not_keys`]);
 //! - a file named `*.csv` is CSV;
-//! - data that looks like text is refused with the choices named: one
-//!   decimal key per line and one byte-string key per line look alike, and
-//!   reading either as u64le would give garbage keys;
+//! - other text is refused with the choices named: Latin-1 text or UTF-8
+//!   with a byte order mark with what reads them ([`crate::not_keys`]),
+//!   UTF-8 text (with a line end, or only printable characters) with the
+//!   text formats: one decimal key per line and one byte-string key per
+//!   line look alike, and reading either as u64le would give garbage keys;
 //! - anything else, empty input included (zero keys), is u64le.
 
 use std::path::Path;
 
 use crate::error::Error;
 use crate::format::KeyFormat;
+use crate::not_keys::recognise;
 
 /// Bytes looked at to tell text from binary keys: enough to see a few
 /// lines, few enough that a pipe's reader waits for nothing more.
@@ -48,12 +53,19 @@ pub fn detect(name: &str, path: Option<&Path>, prefix: &[u8]) -> Result<KeyForma
             None => Err(Error::ParquetFromStdin),
         };
     }
+    let csv = extension.is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    if let Some(looks) = recognise(prefix).filter(|l| !(csv && l.read_as_csv())) {
+        return Err(Error::NotKeys {
+            name: name.to_owned(),
+            looks,
+        });
+    }
     if extension.is_some_and(|e| e.eq_ignore_ascii_case("parquet")) {
         return Err(Error::ParquetNameOnly {
             name: name.to_owned(),
         });
     }
-    if extension.is_some_and(|e| e.eq_ignore_ascii_case("csv")) {
+    if csv {
         return Ok(KeyFormat::Csv);
     }
     if looks_like_text(prefix) {
@@ -66,8 +78,9 @@ pub fn detect(name: &str, path: Option<&Path>, prefix: &[u8]) -> Result<KeyForma
 
 /// Whether `prefix` (the first bytes of an input) looks like text: valid
 /// UTF-8 (a character cut by the prefix's end allowed) without NUL bytes,
-/// holding a line end or only printable ASCII. u64le keys almost never do:
-/// small keys have NUL bytes, large ones bytes that are not UTF-8.
+/// holding a line end or only printable characters (`naïve`, with no line
+/// end). u64le keys almost never do: small keys have NUL bytes, large ones
+/// bytes that are not UTF-8.
 ///
 /// ```
 /// use jumpshard_stream::looks_like_text;
@@ -81,16 +94,18 @@ pub fn looks_like_text(prefix: &[u8]) -> bool {
     if prefix.is_empty() || prefix.contains(&0) {
         return false;
     }
-    let valid = match std::str::from_utf8(prefix) {
-        Ok(_) => true,
+    let text = match std::str::from_utf8(prefix) {
+        Ok(text) => text,
         // Only a character cut at the end of the prefix.
-        Err(e) => e.error_len().is_none(),
+        Err(e) if e.error_len().is_none() => {
+            std::str::from_utf8(&prefix[..e.valid_up_to()]).unwrap_or_default()
+        }
+        Err(_) => return false,
     };
-    valid
-        && (prefix.contains(&b'\n')
-            || prefix
-                .iter()
-                .all(|&b| b.is_ascii_graphic() || b == b' ' || b == b'\t' || b == b'\r'))
+    prefix.contains(&b'\n')
+        || text
+            .chars()
+            .all(|c| !c.is_control() || c == '\t' || c == '\r')
 }
 
 #[cfg(test)]
@@ -140,9 +155,53 @@ mod tests {
                 assert!(err.contains(choice), "{err}");
             }
         }
+        // UTF-8 text without a line end.
+        assert!(detected(None, "naïve café".as_bytes())
+            .unwrap_err()
+            .contains("looks like text"));
         // A character cut by the end of the prefix is still text.
         assert!(looks_like_text(b"x\n\xc3"));
         assert!(!looks_like_text(b"x\n\xff"));
         assert!(!looks_like_text(b"x\n\0"));
+    }
+
+    #[test]
+    fn what_is_not_keys_is_refused_before_its_name_is_read() {
+        let utf16: Vec<u8> = "\u{feff}1\n2\n"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        let gzip = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03";
+        for path in [None, Some("k.bin"), Some("k.csv"), Some("k.parquet")] {
+            let err = detected(path, &utf16).unwrap_err();
+            assert!(
+                err.contains("UTF-16LE text, with a byte order mark"),
+                "{err}"
+            );
+            assert!(err.contains("iconv -f UTF-16LE -t UTF-8"), "{err}");
+            let err = detected(path, gzip).unwrap_err();
+            assert!(
+                err.contains("gzip-compressed") && err.contains("gzip -dc"),
+                "{err}"
+            );
+        }
+        let latin1 = b"caf\xe9\nna\xefve\n";
+        let err = detected(Some("k.txt"), latin1).unwrap_err();
+        assert!(
+            err.contains("Latin-1") && err.contains("--key-format bytes"),
+            "{err}"
+        );
+        // What the CSV reader reads as it is stays CSV by the name.
+        assert_eq!(detected(Some("k.csv"), latin1), Ok(KeyFormat::Csv));
+        assert_eq!(
+            detected(Some("k.csv"), b"\xef\xbb\xbfk\n1\n"),
+            Ok(KeyFormat::Csv)
+        );
+        let err = detected(None, b"\xef\xbb\xbf1\n2\n").unwrap_err();
+        assert!(
+            err.contains("byte order mark") && err.contains("--key-format csv"),
+            "{err}"
+        );
+        assert!(err.contains("--key-format u64le"), "{err}");
     }
 }

@@ -6,6 +6,7 @@ use std::fmt;
 use std::io;
 
 use crate::decimal::BadDecimal;
+use crate::not_keys::Looks;
 
 /// An error of the streaming engine. Its `Display` is a complete message,
 /// naming the file (or `standard input`) and, where there is one, the
@@ -197,6 +198,15 @@ pub enum Error {
         /// The input's name.
         name: String,
     },
+    /// Where the format is detected, an input that is recognisably not
+    /// raw keys: compressed, or text in an encoding the text formats do
+    /// not read as it is.
+    NotKeys {
+        /// The input's name.
+        name: String,
+        /// What it looks like.
+        looks: Looks,
+    },
     /// An option given with a format or a source that does not take it.
     Option(String),
     /// Writing an output failed.
@@ -374,8 +384,10 @@ impl fmt::Display for Error {
                 "{name} looks like text, not u64le keys (8-byte binary integers); say how its \
                  keys are written: --key-format decimal (one decimal key per line), \
                  --key-format bytes (each line hashed as a byte-string key) or \
-                 --key-format csv --column NAME|INDEX (a column of a CSV file)"
+                 --key-format csv --column NAME|INDEX (a column of a CSV file); if it does \
+                 hold raw keys, say so with --key-format u64le"
             ),
+            Error::NotKeys { name, looks } => looks.describe(f, name),
             Error::Option(message) => f.write_str(message),
             Error::Write { name, source } => write!(f, "cannot write {name}: {source}"),
             Error::WorkerStopped => {

@@ -37,6 +37,7 @@ mod error;
 mod format;
 mod generated;
 pub mod moves;
+pub mod not_keys;
 mod open;
 #[cfg(feature = "parquet")]
 mod parquet_column;
