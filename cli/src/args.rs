@@ -165,6 +165,26 @@ pub enum MoveFormatArg {
     Parquet,
 }
 
+impl MoveFormatArg {
+    /// The formats, by the names of the file extensions that say them.
+    pub const OFFERED: &[(&str, MoveFormatArg)] = &[
+        ("csv", MoveFormatArg::Csv),
+        ("binary", MoveFormatArg::Binary),
+        #[cfg(feature = "parquet")]
+        ("parquet", MoveFormatArg::Parquet),
+    ];
+
+    /// The format as `--output-format` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            MoveFormatArg::Csv => "csv",
+            MoveFormatArg::Binary => "binary",
+            #[cfg(feature = "parquet")]
+            MoveFormatArg::Parquet => "parquet",
+        }
+    }
+}
+
 impl From<MoveFormatArg> for MoveFormat {
     fn from(format: MoveFormatArg) -> MoveFormat {
         match format {

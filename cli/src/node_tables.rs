@@ -1,5 +1,6 @@
 //! Node-table files for `reshard --from-nodes/--to-nodes` and `remove`: read
-//! with the file and option named in every error, written atomically.
+//! with the file and option named in every error, written atomically (or
+//! to standard output).
 //!
 //! The syntax is `jumpshard::nodes`': one node name per line, line `i + 1`
 //! serving bucket `i`; `+NAME` repeats a node on purpose (a heavier node),
@@ -9,7 +10,7 @@ use std::path::Path;
 
 use jumpshard::NodeTable;
 
-use crate::out::atomic::AtomicFile;
+use crate::out::destination;
 
 /// The table in the file at `path`, given with `option`.
 pub fn read(option: &str, path: &Path) -> Result<NodeTable, String> {
@@ -20,9 +21,8 @@ pub fn read(option: &str, path: &Path) -> Result<NodeTable, String> {
     NodeTable::parse(&text).map_err(|e| format!("{option} {name}: {e}"))
 }
 
-/// Writes `table` to `path`, complete or not at all.
+/// Writes `table` to `path`, complete or not at all (`-`: to standard
+/// output).
 pub fn write(path: &Path, table: &NodeTable) -> Result<(), String> {
-    let mut file = AtomicFile::create(path)?;
-    file.write_all(table.to_text().as_bytes())?;
-    file.commit()
+    destination::write_whole(path, table.to_text().as_bytes())
 }

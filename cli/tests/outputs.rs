@@ -320,8 +320,10 @@ fn outputs_never_replace_inputs_nor_each_other() {
     let keys = u64le_file(d.path(), "keys.u64", &keys(9, 1000));
     let names = listing(d.path());
     let (o, n, k) = (path_str(&old), path_str(&new), path_str(&keys));
-    let plot = d.path().join("plot.svg");
-    let p = path_str(&plot);
+    // One name for two outputs of different formats: no extension, which
+    // neither's format would contradict.
+    let same = d.path().join("same");
+    let p = path_str(&same);
     let missing = d.path().join("missing/plot.svg");
     let tables = ["reshard", "--from-nodes", o, "--to-nodes", n, k];
     let remove = ["remove", "--from-nodes", o, "--node", "b", k];
@@ -387,7 +389,16 @@ fn outputs_never_replace_inputs_nor_each_other() {
         args.extend(["--plot", lost]);
         assert_fails(&run(&args), &[lost, "(--plot)", "does not exist"]);
     }
-    let moves = ["reshard", "--from", "3", "--to", "4", "--output", lost];
+    let lost_moves = d.path().join("missing/moves.csv");
+    let moves = [
+        "reshard",
+        "--from",
+        "3",
+        "--to",
+        "4",
+        "--output",
+        path_str(&lost_moves),
+    ];
     assert_fails(
         &run(&with(&moves, &endless)
             .iter()

@@ -299,3 +299,54 @@ fn long_node_names_are_printed_not_padded() {
         "a row padded to the long name"
     );
 }
+
+/// Over zero keys every option moves nothing: the options are weighed by
+/// their expected moves and loads from the table alone, and the report
+/// says so. Swapping n1 out of four slots moves 5/12 of the keys (n1's
+/// quarter, and two thirds of the last slot's, which the shrink spreads),
+/// Memento a quarter, pointing at a survivor a quarter but doubles its
+/// load.
+#[test]
+fn remove_over_no_keys_weighs_expected_costs() {
+    let d = dir();
+    let old = table(d.path(), "old", "n0\nn1\nn2\nn3\n");
+    let base = ["remove", "--nodes", path_str(&old), "--node", "n1"];
+    let o = run(&[&base[..], &["--memento", "--json", "--key-format", "u64le"]].concat());
+    assert_ok(&o);
+    let r = json(&o);
+    assert_eq!(r["keys"], 0);
+    assert_eq!(r["basis"], "expected");
+    assert_eq!(r["recommended"], "memento", "{r}");
+    let reason = r["reason"].as_str().unwrap();
+    assert!(reason.contains("expected moves"), "{reason}");
+    assert!(reason.contains("no keys were given"), "{reason}");
+    let option = |name: &str| {
+        r["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let fraction = |name: &str| option(name)["moved_fraction"].as_f64().unwrap();
+    assert!((fraction("swap") - 5.0 / 12.0).abs() < 0.01, "{r}");
+    assert!((fraction("memento") - 0.25).abs() < 0.01, "{r}");
+    assert!((fraction("point:n0") - 0.25).abs() < 0.01, "{r}");
+    let balance = option("point:n0")["max_over_mean_after"].as_f64().unwrap();
+    assert!((balance - 1.5).abs() < 0.02, "{r}");
+
+    // Without --memento the swap is recommended, for its expected cost.
+    let o = run(&[&base[..], &["--key-format", "u64le"]].concat());
+    assert_ok(&o);
+    let text = stdout(&o);
+    assert!(text.contains("over 0 keys"), "{text}");
+    assert!(
+        text.contains("compared on their expected moves and loads"),
+        "{text}"
+    );
+    assert!(
+        text.contains("recommended swap: the fewest expected moves (41."),
+        "{text}"
+    );
+}

@@ -251,3 +251,161 @@ fn killed_at_any_moment_outputs_are_old_or_complete() {
         }
     }
 }
+
+/// Waits until `child` has written at least `bytes` to an output file in
+/// `dir` (named or not: its size is read through the descriptor), or has
+/// ended.
+fn wait_for_bytes(child: &mut Child, dir: &Path, bytes: u64) {
+    let fds = PathBuf::from(format!("/proc/{}/fd", child.id()));
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return;
+        }
+        let written = std::fs::read_dir(&fds).into_iter().flatten().any(|fd| {
+            fd.ok().is_some_and(|fd| {
+                std::fs::read_link(fd.path()).is_ok_and(|t| t.starts_with(dir))
+                    && std::fs::metadata(fd.path()).is_ok_and(|m| m.len() >= bytes)
+            })
+        });
+        if written {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "{bytes} bytes were never written"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// A command writing an endless output `out` in the format `format`.
+fn endless(command_name: &str, format: &str, out: &Path) -> Command {
+    let mut c = command();
+    match command_name {
+        "reshard" => c.args(["reshard", "--from", "12", "--to", "11"]),
+        _ => c.args(["assign", "--buckets", "1000"]),
+    };
+    c.args([
+        "--generate",
+        "1000000000000",
+        "--output",
+        path_str(out),
+        "--output-format",
+        format,
+    ])
+    .stdin(Stdio::null())
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    c
+}
+
+/// SIGKILL in the middle of a large output, in every format of every
+/// command that streams one: where the system makes unnamed temporary
+/// files, nothing is left beside the output, which is as it was.
+#[test]
+fn sigkill_during_a_large_output_leaves_nothing() {
+    let d = dir();
+    if !unnamed_files(d.path()) {
+        // Named temporary files: the next test shows their removal.
+        return;
+    }
+    for (command_name, format) in [
+        ("reshard", "csv"),
+        ("reshard", "binary"),
+        ("reshard", "parquet"),
+        ("assign", "text"),
+        ("assign", "binary"),
+    ] {
+        let out = d.path().join("out");
+        std::fs::write(&out, PRECIOUS).unwrap();
+        let mut child = endless(command_name, format, &out).spawn().unwrap();
+        wait_for_bytes(&mut child, d.path(), 48 << 20);
+        kill(&child, libc::SIGKILL);
+        let status = child.wait().unwrap();
+        let case = format!("{command_name} {format}");
+        assert_eq!(status.signal(), Some(libc::SIGKILL), "{case}: {status:?}");
+        assert_eq!(listing(d.path()), ["out"], "{case}");
+        assert_eq!(std::fs::read(&out).unwrap(), PRECIOUS, "{case}");
+    }
+}
+
+/// With named temporary files (no `O_TMPFILE`), SIGKILL leaves one, which
+/// the next output made in the same directory removes; never a temporary
+/// file whose process lives, nor any file that is not surely a dead one of
+/// ours.
+#[test]
+fn a_killed_runs_temporary_file_is_removed_by_the_next_run() {
+    let d = dir();
+    let temps = |d: &Path| -> Vec<String> {
+        listing(d)
+            .into_iter()
+            .filter(|n| n.starts_with(".jumpshard-"))
+            .collect()
+    };
+    // A run killed outright leaves its named temporary file.
+    let moves = d.path().join("moves.csv");
+    let mut killed = endless("reshard", "csv", &moves);
+    let mut killed = killed.env("JUMPSHARD_TEMP", "named").spawn().unwrap();
+    wait_for_bytes(&mut killed, d.path(), 1 << 20);
+    kill(&killed, libc::SIGKILL);
+    killed.wait().unwrap();
+    let left = temps(d.path());
+    assert_eq!(left.len(), 1, "{left:?}");
+    // `.jumpshard-PID-HOST-COUNT-TIME.tmp`.
+    let fields: Vec<&str> = left[0].split('-').collect();
+    let (dead, host) = (fields[1], fields[2]);
+
+    // Files that are not surely dead ones of ours.
+    let decoys = [
+        format!(".jumpshard-1-{host}-0-0.tmp"), // a live process (init)
+        format!(".jumpshard-{dead}-0000000000000001-0-0.tmp"), // another host
+        format!(".jumpshard-{dead}-{host}-0-0.tmp.keep"),
+        format!(".jumpshard-{dead}-{host}-x-0.tmp"),
+        "notes.tmp".to_string(),
+    ];
+    for name in &decoys {
+        std::fs::write(d.path().join(name), "mine").unwrap();
+    }
+    let dir_like = format!(".jumpshard-{dead}-{host}-1-0.tmp");
+    std::fs::create_dir(d.path().join(&dir_like)).unwrap();
+    let link = format!(".jumpshard-{dead}-{host}-2-0.tmp");
+    std::os::unix::fs::symlink("notes.tmp", d.path().join(&link)).unwrap();
+
+    // A live run's temporary file.
+    let mut live = endless("reshard", "csv", &d.path().join("other.csv"));
+    let mut live = live.env("JUMPSHARD_TEMP", "named").spawn().unwrap();
+    let live_prefix = format!(".jumpshard-{}-", live.id());
+    let start = Instant::now();
+    while !temps(d.path()).iter().any(|n| n.starts_with(&live_prefix)) {
+        assert!(start.elapsed() < Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+
+    // The next output made in the directory.
+    let o = run(&[
+        "assign",
+        "--buckets",
+        "10",
+        "--generate",
+        "10",
+        "--output",
+        path_str(&d.path().join("small.txt")),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let now = listing(d.path());
+    assert!(
+        !now.contains(&left[0]),
+        "the dead run's file stays: {now:?}"
+    );
+    for name in decoys.iter().chain([&dir_like, &link]) {
+        assert!(now.contains(name), "{name} was removed: {now:?}");
+    }
+    assert!(
+        now.iter().any(|n| n.starts_with(&live_prefix)),
+        "the live run's file was removed: {now:?}"
+    );
+    kill(&live, libc::SIGTERM);
+    live.wait().unwrap();
+    assert!(!temps(d.path()).iter().any(|n| n.starts_with(&live_prefix)));
+}

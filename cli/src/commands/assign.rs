@@ -17,7 +17,8 @@ use jumpshard_stream::pipeline;
 
 use crate::args::{count, InputArgs};
 use crate::node_tables;
-use crate::out::destination::Output;
+use crate::out::destination::{committed, Output};
+use crate::out::format_name::choose;
 use crate::out::progress;
 use crate::out::stdout::{ReportTo, Stdout};
 
@@ -28,6 +29,40 @@ pub enum BucketFormat {
     Text,
     /// One little-endian i32 per key.
     Binary,
+}
+
+impl BucketFormat {
+    /// The formats, by the names of the file extensions that say them (a
+    /// column of text buckets is a one-column CSV file too).
+    const OFFERED: &[(&str, BucketFormat)] = &[
+        ("text", BucketFormat::Text),
+        ("csv", BucketFormat::Text),
+        ("binary", BucketFormat::Binary),
+    ];
+
+    /// The format as `--output-format` spells it.
+    fn name(self) -> &'static str {
+        match self {
+            BucketFormat::Text => "text",
+            BucketFormat::Binary => "binary",
+        }
+    }
+
+    /// The format of `args`' output: `--output-format`, or the one the
+    /// file's name says, or text; an error when they disagree.
+    fn of(args: &Args) -> Result<BucketFormat, String> {
+        match &args.output {
+            Some(path) => choose(
+                "--output",
+                path,
+                args.output_format,
+                BucketFormat::OFFERED,
+                BucketFormat::Text,
+                BucketFormat::name,
+            ),
+            None => Ok(args.output_format.unwrap_or(BucketFormat::Text)),
+        }
+    }
 }
 
 /// The options of `jumpshard assign`.
@@ -55,9 +90,11 @@ pub struct Args {
     /// device (/dev/null) is written directly.
     #[arg(long, value_name = "FILE|-")]
     output: Option<PathBuf>,
-    /// Format of the buckets.
-    #[arg(long, value_enum, default_value_t = BucketFormat::Text)]
-    output_format: BucketFormat,
+    /// Format of the buckets; without it, the --output file's name says
+    /// (`.txt` or `.csv` for text, `.bin` for binary), and text for any
+    /// other name. A name that says another format than this is refused.
+    #[arg(long, value_enum)]
+    output_format: Option<BucketFormat>,
     /// Threads to read and compute on; 0 means one per core.
     #[arg(long, default_value_t = 0)]
     threads: usize,
@@ -132,6 +169,7 @@ impl Target {
 
 /// Runs `assign` as `args` ask.
 pub fn run(args: &Args) -> Result<(), String> {
+    let format = BucketFormat::of(args)?;
     let target = Target::read(args)?;
     let k = args.replicas.unwrap_or(1);
     let input = args.input.options().open()?;
@@ -148,7 +186,6 @@ pub fn run(args: &Args) -> Result<(), String> {
     // The summary's standard output, opened before any work so that a
     // closed one stops the command early.
     let report = ReportTo::open(sink.is_stdout())?;
-    let format = args.output_format;
     let bar = progress::bar(input.size, input.unit);
     let workers = args.input.workers(args.threads);
     let start = Instant::now();
@@ -219,5 +256,6 @@ pub fn run(args: &Args) -> Result<(), String> {
             summary.output
         )
     };
-    report.emit(format!("{text}\n").as_bytes())
+    let written = committed(&[("the buckets", Some(path))]);
+    report.emit_after_commit(format!("{text}\n").as_bytes(), &written)
 }

@@ -26,7 +26,8 @@ pub struct Args {
     /// Memento-compatible way; the table may not have weights.
     #[arg(long)]
     hex: bool,
-    /// The keys: decimal u64 (or hex bytes with --hex).
+    /// The keys: decimal u64 (or hex bytes with --hex, `-` for the empty
+    /// key); an empty argument is an error.
     #[arg(required = true, value_name = "KEY")]
     keys: Vec<String>,
 }
@@ -44,6 +45,17 @@ pub fn run(args: &Args) -> Result<(), String> {
     }
     let mut lines = Vec::new();
     for key in &args.keys {
+        if key.is_empty() {
+            return Err(if args.hex {
+                "key \"\": an empty argument is no key; the empty byte key is written - (with \
+                 --hex)"
+                    .into()
+            } else {
+                "key \"\": an empty argument is no key; give a decimal unsigned 64-bit integer \
+                 (or, with --hex, - for the empty byte key)"
+                    .into()
+            });
+        }
         let slots = if args.hex {
             vec![hex_bucket(&table, key)?]
         } else {

@@ -12,6 +12,8 @@ use jumpshard::nodes::{restore, RestoreError};
 
 use crate::node_tables;
 use crate::out::clash::{self, InputFiles};
+use crate::out::destination::{committed, is_stdout, shown};
+use crate::out::format_name::check_fixed;
 use crate::out::stdout::ReportTo;
 
 /// The options of `jumpshard restore`.
@@ -25,8 +27,9 @@ pub struct Args {
     /// the table grows).
     #[arg(long, value_name = "NAME")]
     node: Option<String>,
-    /// Write the new table here (atomically).
-    #[arg(long, value_name = "FILE")]
+    /// Write the new table here (atomically; `-`: to standard output, the
+    /// report then going to standard error).
+    #[arg(long, value_name = "FILE|-")]
     write_table: PathBuf,
     /// Print the result as one JSON object.
     #[arg(long)]
@@ -35,7 +38,10 @@ pub struct Args {
 
 /// Runs `restore` as `args` ask.
 pub fn run(args: &Args) -> Result<(), String> {
-    let report_to = ReportTo::open(false)?;
+    check_fixed("--write-table", &args.write_table, "text")?;
+    // The report goes to standard error when the table goes to standard
+    // output.
+    let report_to = ReportTo::open(is_stdout(&args.write_table))?;
     let old = node_tables::read("--from-nodes", &args.from_nodes)?;
     clash::check(
         &[("--write-table", Some(args.write_table.as_path()))],
@@ -53,14 +59,14 @@ pub fn run(args: &Args) -> Result<(), String> {
     node_tables::write(&args.write_table, &new)?;
     let grew = new.len() > old.len();
     let node = new.slot(slot);
-    let written = args.write_table.display();
+    let written = shown(&args.write_table);
     let text = if args.json {
         serde_json::json!({
             "slot": slot,
             "node": node,
             "grew": grew,
             "removals_left": new.removals().len(),
-            "written_table": written.to_string(),
+            "written_table": written,
         })
         .to_string()
     } else if grew {
@@ -73,5 +79,6 @@ pub fn run(args: &Args) -> Result<(), String> {
             new.removals().len()
         )
     };
-    report_to.emit(format!("{text}\n").as_bytes())
+    let written = committed(&[("the table", Some(&args.write_table))]);
+    report_to.emit_after_commit(format!("{text}\n").as_bytes(), &written)
 }

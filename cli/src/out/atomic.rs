@@ -8,10 +8,12 @@
 //! nothing is left even when the process is killed outright; elsewhere, or
 //! where the file system cannot make one, it is a named
 //! `.jumpshard-*.tmp`, removed when dropped and by a terminating signal
-//! (see `crate::out::signals`), though not by SIGKILL.
+//! (see `crate::out::signals`), though not by SIGKILL: the next output
+//! made in the same directory removes it (see `crate::out::stale`).
 //!
 //! A FIFO or a character device (`/dev/null`, which users reach for when
-//! timing a run) is written directly instead: there is nothing to replace
+//! timing a run; a pipe behind `/dev/stdout`) is written directly
+//! instead: there is nothing to replace
 //! atomically, and renaming over it would replace the device. A FIFO is
 //! opened as it is, waiting for its reader.
 
@@ -59,7 +61,14 @@ impl AtomicFile {
     /// file they lead to is written and the links stay.
     pub fn create(path: &Path) -> Result<AtomicFile, String> {
         let name = path.display().to_string();
-        let path = follow_links(path).map_err(|e| format!("cannot write {name}: {e}"))?;
+        // A pipe behind `/dev/stdout` is reached only through
+        // the kernel's own links (`/proc/self/fd/1` names `pipe:[...]`,
+        // which is no path): asked first.
+        let direct = std::fs::metadata(path).is_ok_and(|meta| is_direct(&meta));
+        let path = match direct {
+            true => path.to_path_buf(),
+            false => follow_links(path).map_err(|e| format!("cannot write {name}: {e}"))?,
+        };
         let existing = match std::fs::metadata(&path) {
             Ok(meta) if meta.is_dir() => {
                 return Err(format!("cannot write {name}: it is a directory"));
@@ -105,6 +114,7 @@ impl AtomicFile {
                 e
             )
         };
+        crate::out::stale::remove_stale(dir);
         let (file, temp) = match unnamed(dir).map_err(|e| cannot_create(&e))? {
             Some(unnamed) => unnamed,
             None => named(dir, &name).map_err(|e| match e {
@@ -218,7 +228,8 @@ fn named(dir: &Path, name: &str) -> Result<(File, Temp), Named> {
     }
 }
 
-/// Whether `meta` is a FIFO or a character device, written directly.
+/// Whether `meta` is a FIFO (a pipe, also behind `/dev/stdout`) or a
+/// character device, written directly.
 pub fn is_direct(meta: &std::fs::Metadata) -> bool {
     #[cfg(unix)]
     {

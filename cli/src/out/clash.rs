@@ -108,14 +108,24 @@ enum Place {
 }
 
 /// Checks `outputs` (each an option and the path it names, if given;
-/// `-`, standard output, is not checked) against each other and against
+/// `-`, standard output, may be one of them only) against each other and against
 /// `inputs`, and that each can be written, before any key is read.
 pub fn check(outputs: &[(&str, Option<&Path>)], inputs: &InputFiles) -> Result<(), String> {
     let mut places: Vec<(&str, &Path, Place)> = Vec::new();
+    let mut on_stdout: Option<&str> = None;
     for &(option, path) in outputs {
-        let Some(path) = path.filter(|p| p.as_os_str() != "-") else {
+        let Some(path) = path else {
             continue;
         };
+        if path.as_os_str() == "-" {
+            if let Some(other) = on_stdout {
+                return Err(format!(
+                    "{option} - and {other} - both name standard output: give one of them a file"
+                ));
+            }
+            on_stdout = Some(option);
+            continue;
+        }
         let Some(place) = writable(option, path, inputs)? else {
             continue;
         };
@@ -136,6 +146,10 @@ pub fn check(outputs: &[(&str, Option<&Path>)], inputs: &InputFiles) -> Result<(
 fn writable(option: &str, path: &Path, inputs: &InputFiles) -> Result<Option<Place>, String> {
     let name = path.display();
     let cannot = |why: String| format!("cannot write {name} ({option}): {why}");
+    // `/dev/stdout` into a pipe: written directly (see `AtomicFile`).
+    if std::fs::metadata(path).is_ok_and(|meta| is_direct(&meta)) {
+        return Ok(None);
+    }
     let target = follow_links(path).map_err(|e| cannot(e.to_string()))?;
     let dir = match target.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,

@@ -12,6 +12,48 @@ use crate::out::atomic::AtomicFile;
 use crate::out::clash::{self, InputFiles};
 use crate::out::stdout::Stdout;
 
+/// Writes `bytes`, a whole output made in memory (a node table, a plot),
+/// to `path`: standard output for `-`, otherwise a file written atomically
+/// (or a FIFO or device written directly).
+pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    if is_stdout(path) {
+        let mut out = Stdout::open()?;
+        out.write_all(bytes)?;
+        return out.finish();
+    }
+    let mut file = AtomicFile::create(path)?;
+    file.write_all(bytes)?;
+    file.commit()
+}
+
+/// Whether `path` names standard output (`-`, as for every output).
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// How messages name the output `path`: `-` is standard output.
+pub fn shown(path: &Path) -> String {
+    match is_stdout(path) {
+        true => "standard output".to_owned(),
+        false => path.display().to_string(),
+    }
+}
+
+/// What a command committed, for [`ReportTo::emit_after_commit`]: each
+/// of `outputs` (what it is, "the table", and its path if given) that is a
+/// file, not standard output.
+///
+/// [`ReportTo::emit_after_commit`]: crate::out::stdout::ReportTo::emit_after_commit
+pub fn committed(outputs: &[(&str, Option<&Path>)]) -> Vec<String> {
+    outputs
+        .iter()
+        .filter_map(|&(what, path)| {
+            let path = path.filter(|p| !is_stdout(p))?;
+            Some(format!("{what} was written to {}", path.display()))
+        })
+        .collect()
+}
+
 /// An output in the making.
 pub enum Output {
     /// Standard output.

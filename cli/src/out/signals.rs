@@ -12,7 +12,10 @@
 //!   to remove but during the instant of their rename.
 //! - SIGPIPE does the same (Rust ignores it by default, which would turn
 //!   `jumpshard assign ... | head` into an error message): a reader that
-//!   stops early ends the command quietly, as it ends other Unix tools.
+//!   stops early ends the command quietly, as it ends other Unix tools;
+//!   but once a command's files are committed, its report is written with
+//!   SIGPIPE ignored ([`pipe_errors`]), so that a closed pipe is reported
+//!   with what was written.
 
 #[cfg(unix)]
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -116,6 +119,19 @@ pub fn remove_on_signal(path: &std::path::Path, name: &str) -> Result<RemoveOnSi
     {
         let _ = (path, name);
         Ok(RemoveOnSignal(0))
+    }
+}
+
+/// From now on a closed output pipe is an error (EPIPE) instead of
+/// SIGPIPE: once a command's files are committed, a report that cannot be
+/// written must still say on standard error what was written.
+pub fn pipe_errors() {
+    #[cfg(unix)]
+    // SAFETY: SIG_IGN installs no handler code; only SIGPIPE's disposition
+    // changes, which nothing else relies on once the outputs are
+    // committed.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
     }
 }
 

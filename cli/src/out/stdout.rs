@@ -87,6 +87,34 @@ impl ReportTo {
     }
 }
 
+impl ReportTo {
+    /// [`ReportTo::emit`] once the files in `written` (each "the table was
+    /// written to nodes.txt") are committed: a report that cannot be
+    /// written (a full standard output, or a closed pipe, then an error
+    /// instead of SIGPIPE) is no reason to hide that they were. It is said
+    /// on standard error, and the command ends with status 3 (outputs
+    /// written, report lost) at once, nothing being left to clean up.
+    pub fn emit_after_commit(self, text: &[u8], written: &[String]) -> Result<(), String> {
+        if written.is_empty() {
+            return self.emit(text);
+        }
+        crate::out::signals::pipe_errors();
+        if let Err(e) = self.emit(text) {
+            let _ = writeln!(
+                io::stderr(),
+                "jumpshard: {e}; {} all the same",
+                written.join(", ")
+            );
+            std::process::exit(REPORT_LOST);
+        }
+        Ok(())
+    }
+}
+
+/// The exit status of a command whose outputs were written but whose
+/// report on standard output could not be.
+pub const REPORT_LOST: i32 = 3;
+
 fn error(e: io::Error) -> String {
     format!("cannot write standard output: {e}")
 }

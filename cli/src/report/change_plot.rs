@@ -21,7 +21,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::change_summary::ChangeSummary;
-use crate::out::atomic::AtomicFile;
+use crate::out::destination;
 
 /// Pixels per row of the bar chart and per heatmap cell.
 const ROW: i32 = 18;
@@ -35,12 +35,11 @@ const NUMBERED: usize = 16;
 /// The most rows, and columns, of the transfer matrix, "other" included.
 const AXIS: usize = 16;
 
-/// Draws `summary` (titled `title`) to the SVG file at `path`.
+/// Draws `summary` (titled `title`) to the SVG file at `path` (`-`:
+/// standard output).
 pub fn write(path: &Path, title: &str, summary: &ChangeSummary) -> Result<(), String> {
     let svg = render(title, summary).map_err(|e| format!("cannot draw {}: {e}", path.display()))?;
-    let mut file = AtomicFile::create(path)?;
-    file.write_all(svg.as_bytes())?;
-    file.commit()
+    destination::write_whole(path, svg.as_bytes())
 }
 
 /// One axis of the transfer matrix: the labels, and each node's index

@@ -12,6 +12,9 @@ mod sizes;
 
 use std::path::PathBuf;
 
+use crate::out::clash::{self, InputFiles};
+use crate::out::format_name::check_fixed;
+
 /// The options of `jumpshard bench`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -32,7 +35,8 @@ pub struct Args {
     /// instead, in ns per key and against Figure 1 on the same calls.
     #[arg(long, conflicts_with = "file")]
     pub sizes: bool,
-    /// Also draw the results as an SVG chart into FILE.
+    /// Also draw the results as an SVG chart into FILE (`-`: standard
+    /// output, after the table or JSON).
     #[arg(long, value_name = "FILE.svg", conflicts_with = "file")]
     pub plot: Option<PathBuf>,
     #[command(flatten)]
@@ -41,6 +45,11 @@ pub struct Args {
 
 /// Runs `bench` as `args` ask.
 pub fn run(args: &Args) -> Result<(), String> {
+    // The plot's file is checked before minutes of measuring.
+    if let Some(path) = &args.plot {
+        check_fixed("--plot", path, "svg")?;
+        clash::check(&[("--plot", Some(path))], &InputFiles::default())?;
+    }
     if args.reshard.file.is_some() {
         return reshard::run(&args.reshard, args.repeat, args.json);
     }

@@ -2,6 +2,8 @@
 //! line chart, one line per kernel and one for the Figure 1 reference.
 //! Without `--sizes`: Mkeys/s against N; with it: ns per key against keys
 //! per call, one panel per N. Both axes that span decades are logarithmic.
+//! The chart is made in memory, then written atomically (`-`: to standard
+//! output).
 
 use std::path::Path;
 
@@ -10,6 +12,7 @@ use plotters::prelude::*;
 
 use super::kernels::Row;
 use super::sizes::SizeRow;
+use crate::out::destination;
 
 /// One line of a chart: its legend and its points.
 struct Line {
@@ -52,23 +55,29 @@ pub fn throughput(path: &Path, rows: &[Row]) -> Result<(), String> {
         |r| label(r.kernel, r.division),
         |r| (f64::from(r.buckets), r.mkeys_per_s),
     );
-    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
-    draw(
-        &root,
-        &lines,
-        "jumpshard: single-thread throughput",
-        "N (buckets)",
-        "Mkeys/s",
-    )?;
-    root.present()
-        .map_err(|e| format!("{}: {e}", path.display()))
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
+        draw(
+            &root,
+            &lines,
+            "jumpshard: single-thread throughput",
+            "N (buckets)",
+            "Mkeys/s",
+        )?;
+        root.present()
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    destination::write_whole(path, svg.as_bytes())
 }
 
 /// ns per key against keys per call, one panel per N.
 pub fn sizes(path: &Path, rows: &[SizeRow]) -> Result<(), String> {
     let mut counts: Vec<u32> = rows.iter().map(|r| r.buckets).collect();
     counts.dedup();
-    let root = SVGBackend::new(path, (900, 520 * counts.len() as u32)).into_drawing_area();
+    let mut svg = String::new();
+    let root =
+        SVGBackend::with_string(&mut svg, (900, 520 * counts.len() as u32)).into_drawing_area();
     let panels = root.split_evenly((counts.len(), 1));
     for (panel, &n) in panels.iter().zip(&counts) {
         let of_n: Vec<&SizeRow> = rows.iter().filter(|r| r.buckets == n).collect();
@@ -81,7 +90,10 @@ pub fn sizes(path: &Path, rows: &[SizeRow]) -> Result<(), String> {
         draw(panel, &lines, &title, "keys per call", "ns per key")?;
     }
     root.present()
-        .map_err(|e| format!("{}: {e}", path.display()))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    drop(panels);
+    drop(root);
+    destination::write_whole(path, svg.as_bytes())
 }
 
 /// A log-log chart of `lines` with a legend.

@@ -10,6 +10,9 @@
 //! `--write-table` writes the table of `--choose`, or of the
 //! recommendation.
 //!
+//! With no keys (an empty input), the options are weighed by their
+//! expected moves and loads instead (`recommend`).
+//!
 //! The swap, Memento and the hole are evaluated over the keys; pointing at
 //! a survivor keeps every slot's placement, so its counts follow exactly
 //! from the loads before.
@@ -24,11 +27,15 @@ use jumpshard_stream::pipeline;
 use serde::Serialize;
 
 mod points;
+mod recommend;
 
 use points::{point_summary, PointCosts};
+use recommend::{expected_counts, recommend, Basis, SAMPLE_KEYS};
 
 use crate::args::InputArgs;
 use crate::node_tables;
+use crate::out::destination::{committed, is_stdout, shown};
+use crate::out::format_name::check_fixed;
 use crate::out::stdout::ReportTo;
 use crate::out::{clash, progress};
 use crate::report::change_plot;
@@ -51,7 +58,8 @@ pub struct Args {
     /// The largest max/mean node load a recommended option may leave.
     #[arg(long, default_value_t = 1.25, value_name = "BOUND")]
     max_imbalance: f64,
-    /// Write the new table of the chosen option here (atomically).
+    /// Write the new table of the chosen option here (atomically; `-`:
+    /// to standard output, the report then going to standard error).
     #[arg(long, value_name = "FILE")]
     write_table: Option<PathBuf>,
     /// The routers load the table's removal log (`removed=K` lines), so
@@ -64,7 +72,7 @@ pub struct Args {
     #[arg(long, value_name = "OPTION", requires = "write_table")]
     choose: Option<String>,
     /// Draw the chosen (or recommended) option's loads and transfers to
-    /// this SVG file.
+    /// this SVG file (`-`: standard output).
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
     /// Threads to read and compute on; 0 means one per core.
@@ -105,6 +113,10 @@ struct Report<'a> {
     slots_of_node: Vec<usize>,
     table_slots: usize,
     keys: u64,
+    /// What the options' moves and loads are over: the keys given, or
+    /// (none given) the sample that gives their expected values.
+    basis: &'static str,
+    sample_keys: Option<u64>,
     max_imbalance: f64,
     options: &'a [Candidate],
     recommended: &'a str,
@@ -119,9 +131,20 @@ struct Report<'a> {
 
 /// Runs `remove` as `args` ask.
 pub fn run(args: &Args) -> Result<(), String> {
-    // The report always goes to standard output: opened first, so that a
-    // closed one stops the command before any work.
-    let report_to = ReportTo::open(false)?;
+    // The report goes to standard output, or to standard error when the
+    // table or plot does (`-`): opened first, so that a closed one stops
+    // the command before any work.
+    let outputs = [
+        ("--write-table", args.write_table.as_deref()),
+        ("--plot", args.plot.as_deref()),
+    ];
+    if let Some(path) = &args.write_table {
+        check_fixed("--write-table", path, "text")?;
+    }
+    if let Some(path) = &args.plot {
+        check_fixed("--plot", path, "svg")?;
+    }
+    let report_to = ReportTo::open(outputs.iter().any(|(_, p)| p.is_some_and(is_stdout)))?;
     let old = node_tables::read("--from-nodes", &args.from_nodes)?;
     let node = args.node.as_str();
     let file = args.from_nodes.display();
@@ -181,10 +204,6 @@ pub fn run(args: &Args) -> Result<(), String> {
         .collect();
 
     let input = args.input.options().open()?;
-    let outputs = [
-        ("--write-table", args.write_table.as_deref()),
-        ("--plot", args.plot.as_deref()),
-    ];
     clash::check(
         &outputs,
         &args
@@ -215,6 +234,15 @@ pub fn run(args: &Args) -> Result<(), String> {
         },
     )?;
     bar.finish_and_clear();
+    // No keys: the options are weighed by what they are expected to cost.
+    let read = totals[0].keys();
+    let basis = match read {
+        0 => {
+            totals = expected_counts(&changes);
+            Basis::Expected
+        }
+        _ => Basis::Keys,
+    };
 
     let summaries: Vec<ChangeSummary> = changes
         .iter()
@@ -279,7 +307,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         options.push(candidate);
     }
 
-    let (recommended, reason) = recommend(&options, args.max_imbalance);
+    let (recommended, reason) = recommend(&options, args.max_imbalance, basis);
     let chosen = args.choose.as_deref().unwrap_or(&options[recommended].name);
     let chosen_option = options
         .iter()
@@ -301,15 +329,17 @@ pub fn run(args: &Args) -> Result<(), String> {
         node,
         slots_of_node: slots,
         table_slots: old.len(),
-        keys,
+        keys: read,
+        basis: basis.name(),
+        sample_keys: (basis == Basis::Expected).then_some(SAMPLE_KEYS as u64),
         max_imbalance: args.max_imbalance,
         options: &options,
         recommended: &options[recommended].name,
         reason: &reason,
         chosen,
         chosen_summary: &chosen_summary,
-        written_table: args.write_table.as_ref().map(|p| p.display().to_string()),
-        plot: args.plot.as_ref().map(|p| p.display().to_string()),
+        written_table: args.write_table.as_deref().map(shown),
+        plot: args.plot.as_deref().map(shown),
         seconds: start.elapsed().as_secs_f64(),
     };
     let mut text = Vec::new();
@@ -319,42 +349,11 @@ pub fn run(args: &Args) -> Result<(), String> {
     } else {
         write_text(&mut text, &report).expect("writing to memory");
     }
-    report_to.emit(&text)
-}
-
-/// The recommended option's index and why: the fewest moves among the
-/// options (the hole excepted) whose balance after stays within `bound`;
-/// when none does, the best balanced.
-fn recommend(options: &[Candidate], bound: f64) -> (usize, String) {
-    let honest = || options.iter().enumerate().filter(|(_, o)| o.recommendable);
-    let within = honest()
-        .filter(|(_, o)| o.max_over_mean_after <= bound)
-        .min_by_key(|(_, o)| o.moved);
-    if let Some((i, best)) = within {
-        let mut reason = format!(
-            "{}: the fewest moves ({}) among the options whose max/mean load after stays \
-             within {bound}",
-            best.name, best.moved
-        );
-        let fewer = honest()
-            .filter(|(_, o)| o.moved < best.moved)
-            .min_by(|a, b| a.1.max_over_mean_after.total_cmp(&b.1.max_over_mean_after));
-        if let Some((_, o)) = fewer {
-            reason += &format!(
-                "; {} moves fewer keys ({}) but leaves max/mean {:.3}",
-                o.name, o.moved, o.max_over_mean_after
-            );
-        }
-        return (i, reason);
-    }
-    let (i, best) = honest()
-        .min_by(|a, b| a.1.max_over_mean_after.total_cmp(&b.1.max_over_mean_after))
-        .expect("there is always the swap or memento");
-    let reason = format!(
-        "{}: no option stays within max/mean {bound}, and this one is the best balanced ({:.3})",
-        best.name, best.max_over_mean_after
-    );
-    (i, reason)
+    let written = committed(&[
+        ("the table", args.write_table.as_deref()),
+        ("the plot", args.plot.as_deref()),
+    ]);
+    report_to.emit_after_commit(&text, &written)
 }
 
 /// The text summary.
@@ -368,6 +367,13 @@ fn write_text(out: &mut Vec<u8>, r: &Report) -> std::io::Result<()> {
         r.table_slots,
         r.keys
     )?;
+    if let Some(sample) = r.sample_keys {
+        writeln!(
+            out,
+            "no keys were given: the options are compared on their expected moves and loads \
+             from the table alone, over {sample} evenly spread sample keys"
+        )?;
+    }
     let width = name_width(r.options.iter().map(|o| o.name.as_str()), 6);
     writeln!(
         out,

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use crate::args::{InputArgs, MoveFormatArg};
+use crate::out::format_name::{check_fixed, choose};
 
 /// Which keys move, and where, when the bucket count (`--from N --to M`)
 /// or the node table (`--from-nodes OLD --to-nodes NEW`) changes.
@@ -45,9 +46,11 @@ pub struct Args {
     /// then `from` and `to` (buckets) or `from_node` and `to_node`.
     #[arg(long, value_name = "FILE|-")]
     pub output: Option<PathBuf>,
-    /// Format of the move list.
-    #[arg(long, value_enum, default_value_t = MoveFormatArg::Csv, requires = "output")]
-    pub output_format: MoveFormatArg,
+    /// Format of the move list; without it, the file's name says (`.csv`,
+    /// `.parquet`, `.bin` for binary), and CSV for any other name. A name
+    /// that says another format than this is refused.
+    #[arg(long, value_enum, requires = "output")]
+    pub output_format: Option<MoveFormatArg>,
     /// Identify moving keys by their 0-based position in the input rather
     /// than by value (always so for `--key-format bytes`).
     #[arg(long, requires = "output")]
@@ -65,7 +68,35 @@ pub struct Args {
     #[arg(long, value_name = "K", requires = "from_nodes")]
     pub replicas: Option<usize>,
     /// With --from-nodes: draw each node's load before and after and the
-    /// transfer matrix to this SVG file.
+    /// transfer matrix to this SVG file (`-`: standard output).
     #[arg(long, value_name = "FILE.svg", requires = "from_nodes")]
     pub plot: Option<PathBuf>,
+}
+
+impl Args {
+    /// The move list's format: `--output-format`, or the one the file's
+    /// name says, or CSV; an error when they disagree.
+    pub fn move_format(&self) -> Result<MoveFormatArg, String> {
+        let Some(path) = &self.output else {
+            return Ok(MoveFormatArg::Csv);
+        };
+        choose(
+            "--output",
+            path,
+            self.output_format,
+            MoveFormatArg::OFFERED,
+            MoveFormatArg::Csv,
+            MoveFormatArg::name,
+        )
+    }
+
+    /// Checks, before anything is read, that every output's name agrees
+    /// with what it will hold.
+    pub fn check_output_names(&self) -> Result<(), String> {
+        self.move_format()?;
+        if let Some(plot) = &self.plot {
+            check_fixed("--plot", plot, "svg")?;
+        }
+        Ok(())
+    }
 }

@@ -11,6 +11,7 @@ use serde::{Serialize, Serializer};
 use super::args::Args;
 use super::move_list;
 use crate::args::count;
+use crate::out::destination::committed;
 use crate::out::stdout::ReportTo;
 use crate::out::{clash, progress};
 use crate::report::fraction::fraction;
@@ -70,7 +71,8 @@ pub fn run(args: &Args) -> Result<(), String> {
     } else {
         summary_text(&summary, resize)
     };
-    report.emit(text.as_bytes())
+    let written = committed(&[("the move list", args.output.as_deref())]);
+    report.emit_after_commit(text.as_bytes(), &written)
 }
 
 #[derive(Serialize)]

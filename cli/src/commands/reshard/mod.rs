@@ -17,6 +17,7 @@ pub use args::Args;
 
 /// Runs `reshard` as `args` ask.
 pub fn run(args: &Args) -> Result<(), String> {
+    args.check_output_names()?;
     match (&args.from_nodes, &args.to_nodes) {
         (Some(old), Some(new)) => nodes::run(args, old, new),
         _ => buckets::run(args),

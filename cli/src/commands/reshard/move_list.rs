@@ -16,17 +16,12 @@ pub fn open(
     let Some(path) = args.output.as_deref() else {
         return Ok(None);
     };
+    let format = args.move_format()?;
     let out = Output::create(path, args.input.input_files())?;
     let name = out.name().to_owned();
     let id = match args.positions || byte_keys {
         true => MoveId::Position,
         false => MoveId::Key,
     };
-    Ok(Some(MoveWriter::new(
-        out,
-        name,
-        args.output_format.into(),
-        id,
-        nodes,
-    )?))
+    Ok(Some(MoveWriter::new(out, name, format.into(), id, nodes)?))
 }

@@ -19,6 +19,7 @@ use serde::Serialize;
 use super::args::Args;
 use super::move_list;
 use crate::node_tables;
+use crate::out::destination::{committed, is_stdout, shown};
 use crate::out::stdout::ReportTo;
 use crate::out::{clash, progress};
 use crate::report::{change_plot, change_summary::ChangeSummary};
@@ -44,7 +45,10 @@ pub fn run(args: &Args, old_path: &Path, new_path: &Path) -> Result<(), String> 
         &inputs,
     )?;
     let mut output = move_list::open(args, input.byte_keys, Some(change.nodes()))?;
-    let report_to = ReportTo::open(output.as_ref().is_some_and(|o| o.get_ref().is_stdout()))?;
+    let report_to = ReportTo::open(
+        output.as_ref().is_some_and(|o| o.get_ref().is_stdout())
+            || args.plot.as_deref().is_some_and(is_stdout),
+    )?;
     let bar = progress::bar(input.size, input.unit);
     let workers = args.input.workers(args.threads);
     let start = Instant::now();
@@ -75,8 +79,8 @@ pub fn run(args: &Args, old_path: &Path, new_path: &Path) -> Result<(), String> 
         seconds,
         keys_per_second: counts.keys() as f64 / seconds,
         threads: workers.threads,
-        output: args.output.as_ref().map(|p| p.display().to_string()),
-        plot: args.plot.as_ref().map(|p| p.display().to_string()),
+        output: args.output.as_deref().map(shown),
+        plot: args.plot.as_deref().map(shown),
     };
     let mut text = Vec::new();
     if args.json {
@@ -85,7 +89,11 @@ pub fn run(args: &Args, old_path: &Path, new_path: &Path) -> Result<(), String> 
     } else {
         write_text(&mut text, &report, &old, &new).expect("writing to memory");
     }
-    report_to.emit(&text)
+    let written = committed(&[
+        ("the move list", args.output.as_deref()),
+        ("the plot", args.plot.as_deref()),
+    ]);
+    report_to.emit_after_commit(&text, &written)
 }
 
 #[derive(Serialize)]

@@ -1,0 +1,246 @@
+//! Flags that do what they say: `-` is standard output for every output
+//! (`--write-table -` too), `/dev/stdout` into a pipe is written directly,
+//! a report that cannot be written after a table was committed says so,
+//! `lookup ''` is no key, and a node-table line with both attributes is
+//! refused for what it is.
+
+mod support;
+
+use std::process::Stdio;
+
+use support::*;
+
+#[test]
+fn write_table_dash_is_standard_output() {
+    let d = dir();
+    let old = table(d.path(), "old", "a\nb removed=1\nc\n");
+    let o = run_command(
+        command().current_dir(d.path()).args([
+            "restore",
+            "--from-nodes",
+            "old",
+            "--write-table",
+            "-",
+        ]),
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "a\nb\nc\n");
+    assert!(
+        stderr(&o).contains("table written to standard output"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(listing(d.path()), ["old"]);
+
+    let o = run_command(
+        command().current_dir(d.path()).args([
+            "remove",
+            "--from-nodes",
+            path_str(&old),
+            "--node",
+            "c",
+            "--generate",
+            "1000",
+            "--write-table",
+            "-",
+            "--json",
+        ]),
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("a\n"), "{}", stdout(&o));
+    let report: serde_json::Value = serde_json::from_str(&stderr(&o)).unwrap();
+    assert_eq!(report["written_table"], "standard output");
+    assert_eq!(listing(d.path()), ["old"]);
+}
+
+#[test]
+fn plot_dash_is_standard_output_and_two_dashes_clash() {
+    let d = dir();
+    let old = table(d.path(), "old", "a\nb\nc\n");
+    let new = table(d.path(), "new", "a\nb\nc\nd\n");
+    let base = [
+        "reshard",
+        "--from-nodes",
+        path_str(&old),
+        "--to-nodes",
+        path_str(&new),
+        "--generate",
+        "1000",
+    ];
+    let o = run_command(
+        command()
+            .current_dir(d.path())
+            .args(base)
+            .args(["--plot", "-"]),
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("<svg"), "{}", stdout(&o));
+    assert!(stderr(&o).contains("plot"), "the summary goes to stderr");
+    let o = run_command(
+        command()
+            .current_dir(d.path())
+            .args(base)
+            .args(["--plot", "-", "--output", "-"]),
+        b"",
+    );
+    assert_fails(&o, &["both name standard output"]);
+    let o = run_command(
+        command()
+            .current_dir(d.path())
+            .args(["bench", "--keys", "1000", "--repeat", "1", "--plot", "-"]),
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("<svg"));
+    assert_eq!(listing(d.path()), ["new", "old"]);
+}
+
+/// `/dev/stdout` that is a pipe is written directly, for every output.
+#[test]
+fn dev_stdout_into_a_pipe_is_written() {
+    let d = dir();
+    let old = table(d.path(), "old", "a\nb removed=1\nc\n");
+    let plain = table(d.path(), "plain", "a\nb\nc\n");
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &[
+                "restore",
+                "--from-nodes",
+                path_str(&old),
+                "--write-table",
+                "/dev/stdout",
+            ],
+            "a\nb\nc\n",
+        ),
+        (
+            &[
+                "remove",
+                "--from-nodes",
+                path_str(&plain),
+                "--node",
+                "c",
+                "--generate",
+                "100",
+                "--write-table",
+                "/dev/stdout",
+            ],
+            "a\nb\n",
+        ),
+        (
+            &[
+                "reshard",
+                "--from",
+                "10",
+                "--to",
+                "12",
+                "--generate",
+                "100",
+                "--output",
+                "/dev/stdout",
+            ],
+            "key,from,to\n",
+        ),
+        (
+            &[
+                "assign",
+                "--buckets",
+                "10",
+                "--generate",
+                "3",
+                "--output",
+                "/dev/stdout",
+            ],
+            "",
+        ),
+    ];
+    for (args, want) in cases {
+        let o = run(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(stdout(&o).starts_with(want), "{args:?}: {}", stdout(&o));
+        assert_eq!(listing(d.path()), ["old", "plain"]);
+    }
+}
+
+/// After the table is committed, a full or closed standard output still
+/// fails the command, but says on standard error that the table was
+/// written, and where, with its own exit status (3).
+#[test]
+fn a_lost_report_says_the_table_was_written() {
+    let d = dir();
+    let old = table(d.path(), "old", "a\nb removed=1\nc\n");
+    let new = d.path().join("new");
+    let args = [
+        "restore",
+        "--from-nodes",
+        path_str(&old),
+        "--write-table",
+        path_str(&new),
+    ];
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let (reader, closed) = std::io::pipe().unwrap();
+    drop(reader);
+    for (stdout, why) in [
+        (Stdio::from(full), "No space left"),
+        (Stdio::from(closed), "Broken pipe"),
+    ] {
+        let _ = std::fs::remove_file(&new);
+        let o = command()
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(stdout)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(3), "{err}");
+        assert!(err.contains("cannot write standard output"), "{err}");
+        assert!(err.contains(why), "{err}");
+        assert!(
+            err.contains(&format!("the table was written to {}", new.display())),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&new).unwrap(), "a\nb\nc\n");
+    }
+}
+
+#[test]
+fn lookup_refuses_an_empty_argument() {
+    let d = dir();
+    let t = table(d.path(), "t", "a\nb\nc\n");
+    let o = run(&["lookup", "--nodes", path_str(&t), "--hex", "00", ""]);
+    assert_fails(&o, &["key \"\"", "empty argument", "written -"]);
+    assert!(o.stdout.is_empty());
+    let o = run(&["lookup", "--nodes", path_str(&t), ""]);
+    assert_fails(&o, &["key \"\"", "empty argument", "decimal"]);
+    // `-` is the empty byte key.
+    let o = run(&["lookup", "--nodes", path_str(&t), "--hex", "-"]);
+    assert_ok(&o);
+    assert!(stdout(&o).starts_with("- "), "{}", stdout(&o));
+}
+
+#[test]
+fn a_line_with_a_removal_and_a_weight_says_so() {
+    let d = dir();
+    for (text, line, first) in [
+        ("a removed=1 weight=2\nb\nc\n", "line 1", "weight=2"),
+        ("a\nb weight=2 removed=1\nc\n", "line 2", "removed=1"),
+    ] {
+        let t = table(d.path(), "t", text);
+        let o = run(&["lookup", "--nodes", path_str(&t), "1"]);
+        assert_fails(
+            &o,
+            &[
+                line,
+                first,
+                "one line cannot carry both removed= and weight=",
+            ],
+        );
+        assert!(!stderr(&o).contains("same table"), "{}", stderr(&o));
+    }
+}
