@@ -239,6 +239,71 @@ mod parquet_inputs {
         assert_fails(&o, &["standard input"]);
     }
 
+    /// Runs `args` and waits for it at most a minute (a hang fails the
+    /// test instead of stopping the suite).
+    fn run_or_kill(args: &[&str]) -> std::process::Output {
+        let mut child = command()
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        for _ in 0..600 {
+            if child.try_wait().unwrap().is_some() {
+                return child.wait_with_output().unwrap();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        child.kill().unwrap();
+        panic!("{args:?} still running after a minute");
+    }
+
+    #[test]
+    fn parquet_through_a_fifo_or_a_pipe_is_refused_at_once() {
+        let d = dir();
+        let file = d.path().join("keys.parquet");
+        write(&file, &keys(16, 1000));
+        let bytes = std::fs::read(&file).unwrap();
+        let fifo = d.path().join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        for format in ["auto", "parquet"] {
+            // A writer that feeds the FIFO whenever it is opened for
+            // reading; left blocked if it never is.
+            let (fifo_path, data) = (fifo.clone(), bytes.clone());
+            std::thread::spawn(move || {
+                use std::io::Write;
+                if let Ok(mut w) = std::fs::OpenOptions::new().write(true).open(fifo_path) {
+                    let _ = w.write_all(&data);
+                }
+            });
+            let args = [
+                "assign",
+                "--buckets",
+                "10",
+                "--key-format",
+                format,
+                "--column",
+                "k",
+                path_str(&fifo),
+            ];
+            let o = run_or_kill(&args);
+            assert_fails(
+                &o,
+                &["fifo", "not a regular file", "save it to a file first"],
+            );
+            // Standard input as a path: a pipe too.
+            let mut args = args;
+            args[7] = "/dev/stdin";
+            let o = run_with_stdin(&args, &bytes);
+            assert_fails(&o, &["/dev/stdin", "not a regular file"]);
+        }
+    }
+
     #[test]
     fn a_directory_is_a_parquet_dataset() {
         let d = dir();

@@ -182,6 +182,12 @@ pub enum Error {
     },
     /// Parquet from standard input, which the reader cannot seek.
     ParquetFromStdin,
+    /// Parquet from a path that is not a regular file: a FIFO, a pipe
+    /// (`/dev/stdin`, `<(...)`), a device.
+    ParquetNotSeekable {
+        /// The input's name.
+        name: String,
+    },
     /// A Parquet file where raw u64le keys were asked for.
     IsParquet {
         /// The input's name.
@@ -367,7 +373,16 @@ impl fmt::Display for Error {
             Error::BadParquet { name, why } => write!(f, "{name}: {why}"),
             Error::ParquetFromStdin => write!(
                 f,
-                "--key-format parquet reads a file or a directory of them, not standard input"
+                "Parquet is read from a regular file or a directory of them, not standard \
+                 input (the reader seeks to the footer at the end, and a pipe cannot seek): \
+                 save it to a file first"
+            ),
+            Error::ParquetNotSeekable { name } => write!(
+                f,
+                "{name} is not a regular file (a FIFO, a pipe such as /dev/stdin or <(...), or \
+                 a device), and Parquet is read from a regular file or a directory of them \
+                 (the reader seeks to the footer at the end, and a pipe cannot seek): save it \
+                 to a file first"
             ),
             Error::IsParquet { name } => write!(
                 f,

@@ -144,6 +144,12 @@ impl KeyOptions {
             source,
         })?;
         let mut format = self.format;
+        // Parquet's footer is at the end: a pipe, a FIFO or a device would
+        // be opened again, and read from where the first reader left it.
+        let not_seekable = || Error::ParquetNotSeekable { name: name.clone() };
+        if format == KeyFormat::Parquet && !meta.is_dir() && !meta.is_file() {
+            return Err(not_seekable());
+        }
         if format == KeyFormat::Parquet || format == KeyFormat::Auto && meta.is_dir() {
             let what = match format {
                 KeyFormat::Auto => format!("{name} (a directory, read as a Parquet dataset)"),
@@ -175,6 +181,9 @@ impl KeyOptions {
                 file.seek(SeekFrom::Start(0)).map_err(read)?;
                 prefix.clear();
             }
+        }
+        if format == KeyFormat::Parquet && size.is_none() {
+            return Err(not_seekable());
         }
         self.check(format, &name)?;
         if format == KeyFormat::Parquet {
