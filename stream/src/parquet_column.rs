@@ -337,6 +337,42 @@ mod tests {
     use parquet::arrow::ArrowWriter;
     use parquet::file::properties::WriterProperties;
 
+    /// A page whose bytes changed after it was written fails its checksum
+    /// when the writer stored one: `testdata/page-checksums.parquet` holds
+    /// keys 0 to 999, one uncompressed PLAIN page written by pyarrow with
+    /// `write_page_checksum=True` (parquet's own writer stores none).
+    #[test]
+    fn a_page_that_fails_its_checksum_is_an_error_naming_the_file() {
+        let sound = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/page-checksums.parquet");
+        let read = |path: &Path| -> Result<Vec<u64>, Error> {
+            let Source::Pieces(pieces) = open(path, "k")?.source else {
+                panic!("a Parquet input reads in pieces");
+            };
+            let mut keys = Vec::new();
+            pieces.read(0, &mut keys)?;
+            Ok(keys)
+        };
+        assert!(read(&sound).unwrap() == (0..1000).collect::<Vec<u64>>());
+        let dir = tempfile::tempdir().unwrap();
+        let corrupt = dir.path().join("corrupt.parquet");
+        let mut bytes = std::fs::read(&sound).unwrap();
+        let column = ArrowReaderMetadata::load(&File::open(&sound).unwrap(), Default::default())
+            .unwrap()
+            .metadata()
+            .row_group(0)
+            .column(0)
+            .clone();
+        // The high byte of the last key, 999: still a key, if read.
+        let last = (column.data_page_offset() + column.compressed_size() - 1) as usize;
+        bytes[last] ^= 1;
+        std::fs::write(&corrupt, &bytes).unwrap();
+        let err = read(&corrupt).unwrap_err().to_string();
+        assert!(
+            err.contains("corrupt.parquet") && err.contains("CRC"),
+            "{err}"
+        );
+    }
+
     /// A row group longer than a piece is read in pieces, the later ones
     /// skipping the rows before them, and together they give every key
     /// once, at its position.
