@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 import posixpath
+import time
 import uuid
 from contextlib import contextmanager
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ._keys import keys
 
@@ -38,9 +39,33 @@ def staging(fs: Any, dst: str) -> Iterator[str]:
         else:
             fs.mv(temporary, dst, recursive=True)
     except BaseException:
-        if fs.exists(temporary):
-            fs.rm(temporary, recursive=True)
+        discard(lambda: fs.exists(temporary), lambda: fs.rm(temporary, recursive=True))
         raise
+
+
+def discard(exists: Callable[[], bool], remove: Callable[[], Any], quiet: float = 0.1, patience: float = 30.0) -> bool:
+    """Removes a failed run's staging directory (``exists`` and ``remove``
+    test and delete it) even while tasks of that run still write into it:
+    a removal that fails (a file appeared: "Directory not empty") or that a
+    late writer undoes is tried again, until the directory has stayed absent
+    for ``quiet`` seconds, or ``patience`` seconds have passed. Never raises,
+    so that the error that failed the run is the one the caller sees;
+    returns whether the directory is gone."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            if exists():
+                remove()
+        except Exception:  # noqa: BLE001 - a writer raced the removal: try again
+            pass
+        time.sleep(quiet)
+        try:
+            if not exists():
+                return True
+        except Exception:  # noqa: BLE001 - the filesystem's own trouble: keep trying
+            pass
+        if time.monotonic() > deadline:
+            return False
 
 
 def parquet_files(src: str, storage_options: Optional[Dict[str, Any]] = None) -> Tuple[Any, List[str]]:

@@ -36,6 +36,39 @@ def _place(where: str, row: Optional[int] = None) -> str:
     return text if row is None else f"{text}, row {row}"
 
 
+#: What a key column may be, as the errors name it (what ``jumpshard.batch``
+#: takes, and Arrow's own).
+ACCEPTED = (
+    "a pyarrow Array or ChunkedArray, a 1-D numpy array, a pandas or polars Series, "
+    "anything with an Arrow C interface, or a list of ints"
+)
+
+
+def _as_arrow(array: object) -> Union[pa.Array, pa.ChunkedArray]:
+    """A key column given as anything ``jumpshard.batch`` takes, as Arrow:
+    numpy arrays and Series in place when their layout allows; a list of
+    ints as ``uint64`` (a Python int is a key's value, as ``batch`` reads it)."""
+    if isinstance(array, (pa.Array, pa.ChunkedArray)):
+        return array
+    if isinstance(array, (list, tuple)):
+        for i, value in enumerate(array):
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+                raise TypeError(f"keys[{i}] must be an int, not {type(value).__name__}")
+        try:
+            return pa.array(array, pa.uint64())
+        except (pa.ArrowException, OverflowError, TypeError) as error:
+            raise ValueError(f"keys given as a list must be ints from 0 to 2**64-1 ({error})") from None
+    if isinstance(array, np.ndarray):
+        if array.ndim != 1:
+            raise ValueError(f"keys must be 1-D, got {array.ndim} dimension(s) (shape {array.shape})")
+        return pa.array(array)
+    if hasattr(array, "__arrow_c_stream__"):
+        return pa.chunked_array(array)
+    if hasattr(array, "__arrow_c_array__") or type(array).__module__.startswith("pandas"):
+        return pa.array(array)
+    raise TypeError(f"keys must be {ACCEPTED}, not {type(array).__name__}")
+
+
 def _combined(array: Union[pa.Array, pa.ChunkedArray]) -> pa.Array:
     if isinstance(array, pa.ChunkedArray):
         return array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
@@ -47,7 +80,14 @@ def _first(mask: pa.Array) -> int:
     return int(pc.index(mask, True).as_py())
 
 
-def _decimal_bits(array: pa.Array, column: str, where: str, offset: int) -> np.ndarray:
+def _row(offset: int, rows: Optional[np.ndarray], i: int) -> int:
+    """The row in the caller's data of value ``i`` of the keys read:
+    ``rows`` maps the keys of a column whose nulls were set aside back to
+    their rows, so that a row number counts the nulls before it."""
+    return offset + (int(rows[i]) if rows is not None else i)
+
+
+def _decimal_bits(array: pa.Array, column: str, where: str, offset: int, rows: Optional[np.ndarray]) -> np.ndarray:
     if pa.types.is_decimal128(array.type) and array.type.scale == 0 and sys.byteorder == "little":
         # A decimal128 is a 128-bit two's complement integer; a whole number
         # from 0 to 2**64-1 is one whose high 64 bits are zero, and its low
@@ -72,13 +112,15 @@ def _decimal_bits(array: pa.Array, column: str, where: str, offset: int) -> np.n
         else:
             continue
         raise ValueError(
-            f"column {column!r}{_place(where, offset + row)}: {value} {problem}; decimal keys must be "
+            f"column {column!r}{_place(where, _row(offset, rows, row))}: {value} {problem}; decimal keys must be "
             "whole numbers from 0 to 2**64-1"
         )
     raise ValueError(f"column {column!r}{_place(where)}: {array.type} values do not fit 64 bits")
 
 
-def _integer_bits(array: pa.Array, column: str, where: str, offset: int, key_type: str) -> np.ndarray:
+def _integer_bits(
+    array: pa.Array, column: str, where: str, offset: int, rows: Optional[np.ndarray], key_type: str
+) -> np.ndarray:
     t = array.type
     if key_type == "int64" and not pa.types.is_int64(t):
         raise TypeError(f"column {column!r}{_place(where)}: {t} is not int64 (key_type='int64')")
@@ -94,12 +136,14 @@ def _integer_bits(array: pa.Array, column: str, where: str, offset: int, key_typ
             if pa.types.is_int64(t)
             else f"; keys are unsigned and {t} cannot hold their bits"
         )
-        raise ValueError(f"column {column!r}{_place(where, offset + row)}: {array[row].as_py()} is negative{hint}")
+        place = _place(where, _row(offset, rows, row))
+        raise ValueError(f"column {column!r}{place}: {array[row].as_py()} is negative{hint}")
     return array.cast(pa.uint64()).to_numpy(zero_copy_only=False)
 
 
-def _bits(array: pa.Array, column: str, where: str, offset: int, key_type: str) -> np.ndarray:
-    """The 64-bit keys of a null-free array."""
+def _bits(array: pa.Array, column: str, where: str, offset: int, rows: Optional[np.ndarray], key_type: str) -> np.ndarray:
+    """The 64-bit keys of a null-free array (``rows``: the rows of its values
+    in the caller's data, when nulls were set aside)."""
     t = array.type
     if pa.types.is_dictionary(t):
         array = array.dictionary_decode()
@@ -122,9 +166,9 @@ def _bits(array: pa.Array, column: str, where: str, offset: int, key_type: str) 
             raise TypeError(f"column {column!r}{_place(where)}: {t} holds byte strings; use key_type='bytes' or 'auto'")
         return jumpshard.prehash(array)
     if pa.types.is_integer(t):
-        return _integer_bits(array, column, where, offset, key_type)
+        return _integer_bits(array, column, where, offset, rows, key_type)
     if pa.types.is_decimal(t) and key_type in ("auto", "uint64"):
-        return _decimal_bits(array, column, where, offset)
+        return _decimal_bits(array, column, where, offset, rows)
     raise TypeError(
         f"column {column!r}{_place(where)}: {t} is not a key type; keys are 64-bit integers "
         "(uint64, int64, decimal(20,0)) or byte strings (binary, string)"
@@ -132,7 +176,7 @@ def _bits(array: pa.Array, column: str, where: str, offset: int, key_type: str) 
 
 
 def keys(
-    array: Union[pa.Array, pa.ChunkedArray],
+    array: Union[pa.Array, pa.ChunkedArray, np.ndarray, Sequence[int], object],
     *,
     column: str = "key",
     key_type: str = "auto",
@@ -141,13 +185,15 @@ def keys(
     offset: int = 0,
 ) -> Tuple[np.ndarray, Optional[np.ndarray]]:
     """(the 64-bit keys of the non-null rows, the boolean mask of those rows
-    or None when every row has a key). ``where`` and ``offset`` say where
+    or None when every row has a key). ``array`` is an Arrow array, or any
+    key column ``jumpshard.batch`` takes (see ``ACCEPTED``); anything else
+    raises ``TypeError`` naming those. ``where`` and ``offset`` say where
     the array lies (a file or partition, the number of its first row) for
     error messages."""
     _choice("key_type", key_type, KEY_TYPES)
     _choice("nulls", nulls, NULLS)
-    array = _combined(array)
-    valid = None
+    array = _combined(_as_arrow(array))
+    valid = rows = None
     if array.null_count:
         mask = pc.is_null(array)
         if nulls == "error":
@@ -158,4 +204,5 @@ def keys(
         valid = pc.invert(mask)
         array = array.filter(valid)
         valid = valid.to_numpy(zero_copy_only=False)
-    return _bits(array, column, where, offset, key_type), valid
+        rows = np.flatnonzero(valid)
+    return _bits(array, column, where, offset, rows, key_type), valid

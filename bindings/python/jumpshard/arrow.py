@@ -46,7 +46,7 @@ import jumpshard
 # Key reading, placements and Parquet files live in leaf modules that never
 # import this one; this module is where the engines and users reach them.
 from ._files import locate, parquet_files, staging
-from ._keys import KEY_TYPES, NULLS, _choice, _combined, _place, keys
+from ._keys import KEY_TYPES, NULLS, _as_arrow, _choice, _combined, _place, keys
 from ._placement import Cluster, Placement, placement
 
 __all__ = [
@@ -84,7 +84,7 @@ def _spread(values: np.ndarray, valid: Optional[np.ndarray], n: int) -> pa.Array
 
 
 def buckets(
-    array: Union[pa.Array, pa.ChunkedArray],
+    array: Union[pa.Array, pa.ChunkedArray, np.ndarray, Sequence[int], Any],
     cluster: Union[Cluster, Placement],
     *,
     column: str = "key",
@@ -94,7 +94,9 @@ def buckets(
     offset: int = 0,
 ) -> pa.Int32Array:
     """The bucket of every key of ``array`` (null where the key is null and
-    ``nulls="keep"``)."""
+    ``nulls="keep"``): an Arrow array, or any key column ``jumpshard.batch``
+    takes (a numpy array, a pandas or polars Series, a list of ints)."""
+    array = _as_arrow(array)
     bits, valid = keys(array, column=column, key_type=key_type, nulls=nulls, where=where, offset=offset)
     return _spread(placement(cluster).batch(bits), valid, len(array))
 
@@ -160,6 +162,7 @@ def moves(
     set, paired with one that joins it in the sets' order, as the CLI's
     ``reshard --replicas``."""
     before, after = placement(before, "from"), placement(after, "to")
+    data = _as_table(data)
     if column not in data.schema.names:
         raise KeyError(f"no column {column!r}{_place(where)}; the columns are {', '.join(data.schema.names)}")
     key_column = _combined(data.column(column))
@@ -197,6 +200,16 @@ def moves(
             arrays.append(names.take(buckets_))
     arrays += [_combined(data.column(f.name)).take(indices) for f in others]
     return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _as_table(data: Any) -> Union[pa.Table, pa.RecordBatch]:
+    """``data`` as an Arrow table: a table or record batch as it is, else
+    anything Arrow reads as one (a pandas or polars DataFrame)."""
+    if isinstance(data, (pa.Table, pa.RecordBatch)):
+        return data
+    if hasattr(data, "__arrow_c_stream__") or hasattr(data, "__arrow_c_array__") or type(data).__module__.startswith("pandas"):
+        return pa.table(data)
+    raise TypeError(f"data must be a pyarrow Table or RecordBatch, or a pandas or polars DataFrame, not {type(data).__name__}")
 
 
 def _fill(values: np.ndarray, where: np.ndarray) -> np.ndarray:

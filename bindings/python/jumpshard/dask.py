@@ -35,8 +35,9 @@ from __future__ import annotations
 
 import posixpath
 import time
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+import dask
 import dask.dataframe as dd
 import pandas as pd
 import pyarrow as pa
@@ -118,16 +119,38 @@ _COUNTS = pd.DataFrame(
 )
 
 
+#: The file a failed task leaves in the staging directory, so that the
+#: tasks that start after it skip their file (the run is lost already).
+_FAILED = "_failed"
+
+
 class _ReshardFile:
     """Reads one Parquet file, plans it and writes its moves under
-    ``root/to=B/``; returns a frame of its counts (one row per destination,
-    the file's key count and seconds on the first)."""
+    ``root/to=B/`` (on ``out_fs``); returns (a frame of its counts: one row
+    per destination, the file's key count and seconds on the first; None)
+    or, when it fails, (None, the error). It never raises, so that a run
+    ends only once no task writes into the staging directory any more."""
 
-    def __init__(self, fs: Any, files: Sequence[str], root: str, before: ja.Placement, after: ja.Placement, column: str, options: Dict[str, Any]):
-        self.fs, self.files, self.root = fs, list(files), root
+    def __init__(
+        self, fs: Any, files: Sequence[str], out_fs: Any, root: str, before: ja.Placement, after: ja.Placement, column: str, options: Dict[str, Any]
+    ):
+        self.fs, self.files, self.out_fs, self.root = fs, list(files), out_fs, root
         self.before, self.after, self.column, self.options = before, after, column, options
 
-    def __call__(self, index: int) -> pd.DataFrame:
+    def __call__(self, index: int) -> Tuple[Optional[pd.DataFrame], Optional[BaseException]]:
+        marker = posixpath.join(self.root, _FAILED)
+        try:
+            if self.out_fs.exists(marker):
+                return None, None
+            return self._run(index), None
+        except Exception as error:  # noqa: BLE001 - returned to the client, which raises it
+            try:
+                self.out_fs.touch(marker)
+            except OSError:
+                pass  # the other tasks then run their files in vain; the result is the same
+            return None, error
+
+    def _run(self, index: int) -> pd.DataFrame:
         self.before.check()
         self.after.check()
         path = self.files[index]
@@ -162,8 +185,13 @@ class _ReshardFile:
             group = moving.slice(start, n).drop_columns(["to"])
             name = "__HIVE_DEFAULT_PARTITION__" if to is None else str(to)
             directory = posixpath.join(self.root, f"to={name}")
-            self.fs.makedirs(directory, exist_ok=True)
-            with self.fs.open(posixpath.join(directory, f"part-{index:05d}.parquet"), "wb") as f:
+            try:
+                # Not its parents: once a failed run's staging directory is
+                # removed, a late task cannot make it again.
+                self.out_fs.mkdir(directory, create_parents=False)
+            except FileExistsError:
+                pass
+            with self.out_fs.open(posixpath.join(directory, f"part-{index:05d}.parquet"), "wb") as f:
                 pq.write_table(group, f)
             counts[to] = n
             start += n
@@ -212,10 +240,18 @@ def reshard_parquet(
     fs, files = ja.parquet_files(src, storage_options)
     out_fs, root = url_to_fs(dst, **(storage_options or {}))
     with ja.staging(out_fs, root) as staging:
-        task = _ReshardFile(fs, files, staging, before, after, column, options)
-        # Dask's own graph: one partition per file, counts as a DataFrame with meta.
-        counts = dd.from_map(task, range(len(files)), meta=_COUNTS, enforce_metadata=False).compute()
-        counts = counts.reset_index(drop=True)
+        task = _ReshardFile(fs, files, out_fs, staging, before, after, column, options)
+        # A task per file, on the current client if there is one. Every task
+        # returns, failed or not, so that a failure is raised (and the
+        # staging directory removed) only when no task writes any more.
+        results: List[Tuple[Optional[pd.DataFrame], Optional[BaseException]]] = dask.compute(
+            *[dask.delayed(task, pure=False)(i) for i in range(len(files))]
+        )
+        errors = [error for _, error in results if error is not None]
+        if errors:
+            raise errors[0]
+        frames = [frame for frame, _ in results if frame is not None]
+        counts = pd.concat([_COUNTS, *frames], ignore_index=True) if frames else _COUNTS
     moved: Dict[Any, int] = {}
     for to, n in zip(counts["to"], counts["moved"]):
         to = None if pd.isna(to) else int(to)

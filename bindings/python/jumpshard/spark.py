@@ -42,6 +42,7 @@ from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 from pyspark.sql.types import DecimalType, IntegerType, IntegralType, LongType, StructType
 
 from . import arrow as ja
+from ._files import discard
 
 __all__ = ["BATCH_ROWS", "bucket", "moves", "reshard_parquet"]
 
@@ -244,7 +245,9 @@ def reshard_parquet(
         if not fs.rename(temporary, target):
             raise OSError(f"could not rename {temporary.toString()} to {out}")
     except BaseException as error:
-        fs.delete(temporary, True)
+        # Tasks of the failed job may still write: removed until it stays gone,
+        # and a failed removal never hides the job's own error.
+        discard(lambda: fs.exists(temporary), lambda: fs.delete(temporary, True))
         if isinstance(error, PythonException):
             _locate(df, column, key_type, nulls)
             raise _task_error(error) from error

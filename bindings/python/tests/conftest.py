@@ -92,6 +92,10 @@ BAD_KEYS = [
     (pa.table({"key": pa.array([1, -5], pa.int64())}), {"key_type": "uint64"}, ValueError, r"bad.parquet, row 1: -5 is negative"),
     (pa.table({"key": pa.array([Decimal("1.00"), Decimal("2.50")], pa.decimal128(22, 2))}), {}, ValueError, r"row 1: 2.50 has a fraction"),
     (pa.table({"key": pa.array([2**64 - 1, 2**64], pa.decimal128(21, 0))}), {}, ValueError, r"row 1: 18446744073709551616 is over 2\*\*64-1"),
+    # Kept nulls before a bad key: its row counts them.
+    (pa.table({"key": pa.array([1, None, 3, -4], pa.int32())}), {"nulls": "keep"}, ValueError, r"bad.parquet, row 3: -4 is negative"),
+    (pa.table({"key": pa.array([None, None, 1, -5], pa.int64())}), {"key_type": "uint64", "nulls": "keep"}, ValueError, r"bad.parquet, row 3: -5 is negative"),
+    (pa.table({"key": pa.array([None, Decimal("1.00"), Decimal("2.50")], pa.decimal128(22, 2))}), {"nulls": "keep"}, ValueError, r"row 2: 2.50 has a fraction"),
     (pa.table({"key": pa.array([1.5, 2.0])}), {}, TypeError, r"column 'key'.*double is not a key type"),
     (pa.table({"id": pa.array([1, 2], pa.uint64())}), {}, KeyError, r"no column 'key'.*id"),
 ]
@@ -108,3 +112,12 @@ def assert_nothing_written(out: pathlib.Path) -> None:
     """Neither the output nor a temporary sibling of it exists."""
     assert not out.exists()
     assert not [p for p in out.parent.iterdir() if p.name.startswith(f".{out.name}.tmp-")]
+
+
+#: (keys with nulls before a bad one, options, the row an error must name):
+#: the row counts the nulls, in every front end's own batches.
+NULLS_BEFORE_BAD = [
+    (pa.array([1, None, 3, -4], pa.int32()), {}, 3),
+    (pa.array([None, None, 7, -1], pa.int64()), {"key_type": "uint64"}, 3),
+    (pa.array([None, Decimal(1), Decimal("2.5")], pa.decimal128(20, 1)), {}, 2),
+]

@@ -12,6 +12,8 @@ import pytest
 import jumpshard
 import jumpshard.arrow as ja
 
+from conftest import NULLS_BEFORE_BAD
+
 
 def test_integer_and_decimal_columns_read_as_the_same_keys(keys):
     want = jumpshard.batch(keys, 1000)
@@ -187,3 +189,37 @@ def test_locate_names_the_file_and_row(tmp_path):
     with pytest.raises(ValueError, match=r"file \S*b.parquet, row 1: the key is null"):
         ja.locate(fs, files)
     ja.locate(fs, files, nulls="keep")
+
+
+@pytest.mark.parametrize("bad, options, row", NULLS_BEFORE_BAD)
+def test_a_bad_key_s_row_counts_the_nulls_before_it(bad, options, row):
+    with pytest.raises(ValueError, match=f"column 'key', file f.parquet, row {100 + row}: "):
+        ja.keys(bad, nulls="keep", where="file f.parquet", offset=100, **options)
+    with pytest.raises(ValueError, match=f"row {row}: "):
+        ja.moves(pa.table({"key": bad}), 10, 12, nulls="keep", **options)
+    with pytest.raises(ValueError, match=f"row {row}: "):
+        ja.buckets(bad, 10, nulls="keep", **options)
+
+
+def test_buckets_take_what_batch_takes():
+    import pandas as pd
+    import polars as pl
+
+    keys = np.arange(50, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    want = jumpshard.batch(keys, 7).tolist()
+    for column in (keys, keys.view(np.int64), pd.Series(keys), pd.Series(keys, dtype="uint64[pyarrow]"), pl.Series(keys), [int(k) for k in keys]):
+        assert ja.buckets(column, 7).to_pylist() == want, type(column)
+    assert ja.moves(pd.DataFrame({"key": keys}), 7, 9).equals(ja.moves(pa.table({"key": keys}), 7, 9))
+    for bad in (5, "abc", {1: 2}):
+        with pytest.raises(TypeError, match="keys must be a pyarrow Array or ChunkedArray, a 1-D numpy array"):
+            ja.buckets(bad, 7)
+    with pytest.raises(ValueError, match="1-D"):
+        ja.buckets(np.zeros((2, 2), np.uint64), 7)
+    with pytest.raises(TypeError, match=r"keys\[1\] must be an int, not float"):
+        ja.buckets([1, 1.5], 7)
+    with pytest.raises(ValueError, match="from 0 to 2\\*\\*64-1"):
+        ja.buckets([1, -1], 7)
+    with pytest.raises(TypeError, match="bool is not a key type"):
+        ja.buckets(np.array([True]), 7)
+    with pytest.raises(TypeError, match="data must be a pyarrow Table"):
+        ja.moves(5, 7, 9)

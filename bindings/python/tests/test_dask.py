@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import BAD_KEYS, assert_nothing_written, cli_command
+from conftest import NULLS_BEFORE_BAD, BAD_KEYS, assert_nothing_written, cli_command
 from conftest import cli_reshard as cli_reshard_args
 
 dd = pytest.importorskip("dask.dataframe")
@@ -235,3 +235,30 @@ def test_workers_refuse_another_table(client, dataset):
     table.digest = "0" * 16  # as if the client's table were another one
     with pytest.raises(RuntimeError, match="differs from the client's"):
         jumpshard.dask.moves(dd.read_parquet(str(root)), 3, table).compute()
+
+
+@pytest.mark.parametrize("bad, options, row", NULLS_BEFORE_BAD)
+def test_a_bad_key_s_row_counts_the_nulls_before_it(client, bad, options, row):
+    df = dd.from_pandas(pd.DataFrame({"key": pd.Series(bad.to_pylist(), dtype=pd.ArrowDtype(bad.type))}), npartitions=1)
+    with pytest.raises(ValueError, match=f"Dask partition 0, row {row}: "):
+        jumpshard.dask.moves(df, 10, 12, nulls="keep", **options).compute()
+
+
+@pytest.mark.parametrize("bad_at", [0, 11, 23])
+def test_a_bad_file_among_many_on_the_distributed_scheduler(client, dataset, tmp_path, bad_at):
+    """Other tasks still write when one fails: the task's own error, naming
+    the file and row, and neither the output nor a staging directory left."""
+    root, _ = dataset
+    source = tmp_path / "in"
+    source.mkdir()
+    good = sorted(root.iterdir())
+    for i in range(24):
+        name = f"part-{i:02d}.parquet"
+        if i == bad_at:
+            pq.write_table(pa.table({"key": pa.array([5, None, 7, -3], pa.int64()), "payload": pa.array([0, 1, 2, 3], pa.int64())}), source / name)
+        else:
+            (source / name).write_bytes(good[i % len(good)].read_bytes())
+    out = tmp_path / "out"
+    with pytest.raises(ValueError, match=rf"file \S*part-{bad_at:02d}.parquet, row 3: -3 is negative"):
+        jumpshard.dask.reshard_parquet(str(source), 10, 12, str(out), key_type="uint64", nulls="keep")
+    assert_nothing_written(out)

@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import BAD_KEYS, assert_nothing_written, cli_reshard, write_parquet, write_parquet_keys
+from conftest import NULLS_BEFORE_BAD, BAD_KEYS, assert_nothing_written, cli_reshard, write_parquet, write_parquet_keys
 
 pl = pytest.importorskip("polars")
 
@@ -308,3 +308,14 @@ def test_docstring_examples():
     import doctest
 
     assert doctest.testmod(jp).failed == 0
+
+
+@pytest.mark.parametrize("bad, options, row", NULLS_BEFORE_BAD)
+def test_a_bad_key_s_row_counts_the_nulls_before_it(bad, options, row):
+    # An eager select hands the whole column over as one batch (a LazyFrame's
+    # batches are morsels, whose rows the errors count from the morsel's
+    # start; reshard_parquet names the file and row instead).
+    df = pl.from_arrow(pa.table({"key": bad}))
+    for expression in (pl.col("key").jumpshard.bucket(10, nulls="keep", **options), pl.col("key").jumpshard.moved_to(10, 12, nulls="keep", **options)):
+        with pytest.raises(ValueError, match=f"a polars batch, row {row}: "):
+            df.select(expression)

@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import BAD_KEYS, assert_nothing_written, cli_reshard, write_parquet, write_parquet_keys
+from conftest import NULLS_BEFORE_BAD, BAD_KEYS, assert_nothing_written, cli_reshard, write_parquet, write_parquet_keys
 
 ray = pytest.importorskip("ray")
 
@@ -216,3 +216,10 @@ def test_tasks_refuse_another_table(dataset, tmp_path):
     with pytest.raises(RuntimeError, match="differs from the client's"):
         jr.reshard_parquet(str(root), 3, table, str(tmp_path / "out"))
     assert_nothing_written(tmp_path / "out")
+
+
+@pytest.mark.parametrize("bad, options, row", NULLS_BEFORE_BAD)
+def test_a_bad_key_s_row_counts_the_nulls_before_it(bad, options, row):
+    ds = ray.data.from_arrow(pa.table({"key": bad}))
+    with pytest.raises(ray.exceptions.RayError, match=f"a Ray batch, row {row}: "):
+        jr.moves(ds, 10, 12, nulls="keep", **options).materialize()
