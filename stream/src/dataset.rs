@@ -12,6 +12,12 @@
 //! skip them (`_SUCCESS`, `_metadata`, `.part-0.parquet.crc`); any other
 //! entry that is not a `*.parquet` file or a directory (a README, a FIFO)
 //! is an error naming it, so that a dataset is never read in part.
+//!
+//! Symbolic links are followed, to files and directories alike, and each
+//! file is read once: files reached by several paths (a link to a
+//! partition directory of the same dataset, a link to one of its files)
+//! are told by their real path (`canonicalize`), and read under the first
+//! of their paths in reading order, at that place.
 
 use std::path::{Path, PathBuf};
 
@@ -46,6 +52,19 @@ pub fn dataset_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let mut files = Vec::new();
     walk(dir, 0, &mut files)?;
     files.sort();
+    // Each file once, by its real path, under its first path.
+    let mut real = std::collections::HashSet::with_capacity(files.len());
+    let mut once = Vec::with_capacity(files.len());
+    for path in files {
+        let canonical = std::fs::canonicalize(&path).map_err(|source| Error::Open {
+            name: path.display().to_string(),
+            source,
+        })?;
+        if real.insert(canonical) {
+            once.push(path);
+        }
+    }
+    let files = once;
     if files.is_empty() {
         return Err(Error::BadParquet {
             name: dir.display().to_string(),
@@ -105,4 +124,39 @@ fn walk(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) -> Result<(), Error>
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file reached through a link to its partition and through a link
+    /// to itself is listed once, under its first path.
+    #[test]
+    fn linked_files_are_read_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join("p=1")).unwrap();
+        std::fs::write(root.join("p=1/a.parquet"), "").unwrap();
+        std::fs::write(root.join("p=1/b.parquet"), "").unwrap();
+        std::os::unix::fs::symlink(root.join("p=1"), root.join("p=2")).unwrap();
+        std::os::unix::fs::symlink("p=1/b.parquet", root.join("c.parquet")).unwrap();
+        // A link to a directory outside the dataset is read like any other.
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("d.parquet"), "").unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("p=3")).unwrap();
+        let files = dataset_files(root).unwrap();
+        let names: Vec<_> = files
+            .iter()
+            .map(|f| f.strip_prefix(root).unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                Path::new("c.parquet"),
+                Path::new("p=1/a.parquet"),
+                Path::new("p=3/d.parquet")
+            ]
+        );
+    }
 }
