@@ -52,9 +52,16 @@ class Memento:
     def bucket(self, key: int) -> int: ...
     def bucket_bytes(self, key: ByteKey) -> int: ...
     def batch(self, keys: Keys) -> npt.NDArray[np.int32]: ...
+    def batch_bytes(self, keys: Union[Sequence[ByteKey], Any]) -> npt.NDArray[np.int32]:
+        """bucket_bytes of every byte key (a list of bytes/str, or an Arrow
+        binary or string array)."""
+    @overload
+    def replicas(self, keys: int, k: int) -> List[int]: ...
+    @overload
     def replicas(self, keys: Keys, k: int) -> npt.NDArray[np.int32]:
         """k distinct working buckets per key, shape (len(keys), k), the first
-        bucket(key); each removal replaces only the member it hits."""
+        bucket(key) (one int key: a list of k); each removal replaces only
+        the member it hits; k above the working buckets raises ValueError."""
 
 class NodeTable:
     """A node table from its file's text: slots named by nodes, keys placed by
@@ -69,23 +76,31 @@ class NodeTable:
     def bucket(self, key: int) -> int: ...
     def node(self, key: int) -> str: ...
     def batch(self, keys: Keys) -> npt.NDArray[np.int32]: ...
+    @overload
+    def replicas(self, keys: int, k: int) -> List[int]: ...
+    @overload
     def replicas(self, keys: Keys, k: int) -> npt.NDArray[np.int32]:
         """k slots of distinct working nodes per key, shape (len(keys), k),
-        the first bucket(key)."""
+        the first bucket(key) (one int key: a list of k)."""
     def to_text(self) -> str: ...
 
 class Weights:
     """Buckets with real-valued weights, by rejection sampling over Figure 1."""
 
-    def __init__(self, weights: Sequence[float]) -> None: ...
+    def __init__(self, weights: Sequence[float]) -> None:
+        """Weights are real numbers (a bool is refused with TypeError)."""
     @property
     def weights(self) -> List[float]: ...
     def bucket(self, key: int) -> int: ...
     def batch(self, keys: Keys) -> npt.NDArray[np.int32]: ...
     def __len__(self) -> int: ...
 
+@overload
+def replicas(keys: int, n: int, k: int) -> List[int]: ...
+@overload
 def replicas(keys: Keys, n: int, k: int) -> npt.NDArray[np.int32]:
-    """k distinct buckets per key, shape (len(keys), k), the first Figure 1's."""
+    """k distinct buckets per key, shape (len(keys), k), the first Figure 1's
+    (one int key: a list of k); k above n raises ValueError."""
 
 def bucket(key: int, n: int, /) -> int:
     """The bucket of one 64-bit key among n (1 to 2**31-1)."""

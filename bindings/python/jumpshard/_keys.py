@@ -30,6 +30,17 @@ def _choice(name: str, value: str, allowed: Sequence[str]) -> None:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, not {value!r}")
 
 
+def _count(name: str, value: object, low: int = 1, high: int = 2**31 - 1) -> int:
+    """``value`` checked as an int count from ``low`` to ``high`` (a batch
+    size, say) before an engine is handed it: a ``TypeError`` or
+    ``ValueError`` naming it and its limits."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be between {low} and {high}, got {value}")
+    return int(value)
+
+
 def _place(where: str, row: Optional[int] = None) -> str:
     """`, in file F, row R`: where a bad key is, as much as is known."""
     text = f", {where}" if where else ""

@@ -44,6 +44,7 @@ from fsspec.core import url_to_fs
 from ray.exceptions import RayError
 
 from . import arrow as ja
+from ._keys import _count
 
 __all__ = ["BATCH_ROWS", "buckets", "moves", "reshard_parquet"]
 
@@ -81,6 +82,7 @@ def buckets(
     the bucket of every key of ``column``, null where the key is null and
     ``nulls="keep"``. Lazy, through ``map_batches``."""
     placement = ja.placement(cluster)
+    batch_rows = _count("batch_rows", batch_rows)
 
     def add(batch: pa.Table) -> pa.Table:
         placement.check()
@@ -116,6 +118,7 @@ def moves(
     the moving rows leave the tasks. ``replicas=k`` plans replica sets of
     ``k`` members."""
     before, after = ja.placement(from_buckets, "from"), ja.placement(to_buckets, "to")
+    batch_rows = _count("batch_rows", batch_rows)
     options = dict(column=column, key_type=key_type, nulls=nulls, keep_columns=keep_columns, out_key=out_key, replicas=replicas)
     ja.moves(_empty(ds, column), before, after, **options)
 
@@ -178,6 +181,8 @@ def reshard_parquet(
     ja._choice("key_type", key_type, ja.KEY_TYPES)
     ja._choice("nulls", nulls, ja.NULLS)
     ja._choice("out_key", out_key, ja.OUT_KEYS)
+    ja.moves(pa.table({column: pa.array([], pa.uint64())}), before, after, column=column, out_key=out_key, replicas=replicas)
+    batch_rows = _count("batch_rows", batch_rows)
     out_fs, root = url_to_fs(out)
     # One path, which Ray lists itself: a list of paths Ray 2.60 resolves on
     # threads, which race to import fsspec's HTTP filesystem without aiohttp.

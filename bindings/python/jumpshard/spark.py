@@ -43,6 +43,7 @@ from pyspark.sql.types import DecimalType, IntegerType, IntegralType, LongType, 
 
 from . import arrow as ja
 from ._files import discard
+from ._keys import _count
 
 __all__ = ["BATCH_ROWS", "bucket", "moves", "reshard_parquet"]
 
@@ -75,6 +76,8 @@ def bucket(
     and ``nulls="keep"``."""
     from pyspark.sql.functions import arrow_udf
 
+    if not isinstance(key, (str, Column)):
+        raise TypeError(f"key must be a column name or a Column, not {type(key).__name__}")
     placement = ja.placement(cluster)
     ja._choice("key_type", key_type, ja.KEY_TYPES)
     ja._choice("nulls", nulls, ja.NULLS)
@@ -215,11 +218,17 @@ def reshard_parquet(
     renamed to ``out`` once the job commits and deleted if it fails, so
     ``out`` is complete or absent. A bad key raises ``ValueError`` naming
     the column, the file and the row."""
+    if isinstance(src, str) and isinstance(from_buckets, str):
+        raise TypeError("reshard_parquet(src, from_buckets, to_buckets, out): the output comes last")
+    # Every argument is checked before Spark is asked anything.
+    before, after = ja.placement(from_buckets, "from"), ja.placement(to_buckets, "to")
+    ja._choice("key_type", key_type, ja.KEY_TYPES)
+    ja._choice("nulls", nulls, ja.NULLS)
+    ja.moves(pa.table({column: pa.array([], pa.uint64())}), before, after, column=column, out_key=out_key, replicas=replicas)
+    batch_rows = _count("batch_rows", batch_rows)
     spark = spark or SparkSession.getActiveSession()
     if spark is None:
         raise RuntimeError("no active SparkSession: start one, or pass spark=")
-    if isinstance(src, str) and isinstance(from_buckets, str):
-        raise TypeError("reshard_parquet(src, from_buckets, to_buckets, out): the output comes last")
     try:
         df = spark.read.parquet(src)
     except AnalysisException as error:
@@ -227,7 +236,7 @@ def reshard_parquet(
     if column not in df.columns:
         raise KeyError(f"no column {column!r} in {src}; its columns are {', '.join(df.columns)}")
     planned = moves(
-        df.select(column), from_buckets, to_buckets, column, key_type=key_type, nulls=nulls, out_key=out_key, replicas=replicas
+        df.select(column), before, after, column, key_type=key_type, nulls=nulls, out_key=out_key, replicas=replicas
     )
 
     jvm = spark.sparkContext._jvm
