@@ -12,6 +12,10 @@ run:
 
 test: test-rust test-kernels test-consumers test-python
 
+# With the Rust suites, the examples of README.md and docs/ run
+# (cli/tests/doc_examples; docs/testing.md#doc-examples), the C ones
+# compiled only: test-consumers links and runs them with the library it
+# builds, and test-python runs the Python ones with its wheel.
 test-rust:
 	$(CARGO) test --workspace
 

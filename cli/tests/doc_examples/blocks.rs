@@ -245,3 +245,26 @@ pub fn all(root: &Path) -> Vec<Block> {
     assert!(errors.is_empty(), "malformed docs:\n{}", errors.join("\n"));
     blocks
 }
+
+#[test]
+fn directives_attach_to_the_next_block_and_nothing_goes_unchecked() {
+    let text = "<!-- doctest: skip a reason -->\n```sh\nmake\n```\n\
+                <!-- doctest: setup\nprintf 'a\\n' > t\n-->\n```console\n$ cat t\na\n```\n\
+                ```text\nplain\n```\n";
+    let blocks = parse("d.md", text).unwrap();
+    assert_eq!(blocks[0].kind(), Ok(Kind::Skipped("a reason".into())));
+    assert_eq!(blocks[1].kind(), Ok(Kind::Session));
+    assert_eq!(
+        blocks[1].directive("setup").unwrap().body,
+        ["printf 'a\\n' > t"]
+    );
+    assert!(blocks[2]
+        .kind()
+        .unwrap_err()
+        .contains("d.md:12: a `text` block that is not checked"));
+    let no_reason = parse("d.md", "<!-- doctest: skip -->\n```sh\nx\n```\n").unwrap();
+    assert!(no_reason[0].kind().is_err());
+    assert!(parse("d.md", "<!-- doctest: skip why -->\ntext\n").is_err());
+    assert!(parse("d.md", "<!-- doctest: skipp why -->\n```sh\nx\n```\n").is_err());
+    assert!(parse("d.md", "```sh\nx\n").is_err());
+}

@@ -187,3 +187,27 @@ fn wildcards() {
     assert!(matches(&s(&["[..]"]), &s(&[""])));
     assert!(!matches(&s(&["a"]), &s(&["a", "b"])));
 }
+
+#[test]
+fn a_session_fails_on_output_it_does_not_show() {
+    let scratch = Scratch::new();
+    let block = |lines: &[&str]| Block {
+        doc: "d.md".into(),
+        line: 1,
+        lang: "console".into(),
+        lines: lines.iter().map(|l| l.to_string()).collect(),
+        directives: Vec::new(),
+    };
+    assert_eq!(
+        session(&scratch, &block(&["$ echo a; echo b >&2", "a", "b"])),
+        Ok(())
+    );
+    assert!(session(&scratch, &block(&["$ echo a", "b"])).is_err());
+    assert!(session(&scratch, &block(&["$ echo a", "a", "b"])).is_err());
+    assert!(session(&scratch, &block(&["$ false"])).is_err());
+    assert!(session(
+        &scratch,
+        &block(&["$ jumpshard bucket 1253737204188795044 \\", "  100", "86"])
+    )
+    .is_ok());
+}
