@@ -11,6 +11,7 @@ use jumpshard_stream::reshard::Workers;
 use jumpshard_stream::sequential::DEFAULT_MAX_LINE_BYTES;
 use jumpshard_stream::{pipeline, KeyFormat, KeyOptions};
 
+use crate::limits;
 use crate::out::clash::InputFiles;
 
 /// How the input's keys are written (`--key-format`).
@@ -61,14 +62,18 @@ pub struct InputArgs {
     #[arg(long, value_enum, default_value_t = KeyFormatArg::Auto)]
     key_format: KeyFormatArg,
     /// Instead of reading input, generate this many SplitMix64 keys.
-    #[arg(long, value_name = "COUNT")]
+    #[arg(long, value_name = "COUNT", allow_negative_numbers = true,
+          value_parser = limits::any_u64)]
     generate: Option<u64>,
     /// With `--key-format bytes`, the longest line accepted, in bytes (its
-    /// `\n` or `\r\n` not counted); a longer line is an error naming it.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_BYTES)]
+    /// `\n` or `\r\n` not counted), 1 to 1073741824; a longer line is an
+    /// error naming it.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_BYTES,
+          allow_negative_numbers = true, value_parser = limits::line_bytes)]
     max_line_bytes: usize,
     /// Seed of the generated keys.
-    #[arg(long, default_value_t = 0x6A75_6D70, requires = "generate")]
+    #[arg(long, default_value_t = 0x6A75_6D70, requires = "generate",
+          allow_negative_numbers = true, value_parser = limits::any_u64)]
     seed: u64,
     /// With --key-format csv or parquet: the column holding the keys (a
     /// name from the header; for CSV also a 0-based index).
@@ -80,11 +85,12 @@ pub struct InputArgs {
     no_header: bool,
     /// With --key-format bytes: the tenant seed of the XXH3-64 pre-hash
     /// (0, the default, is the unseeded pre-hash).
-    #[arg(long, value_name = "S", default_value_t = 0)]
+    #[arg(long, value_name = "S", default_value_t = 0, allow_negative_numbers = true,
+          value_parser = limits::any_u64)]
     hash_seed: u64,
     /// Keys per chunk instead of the automatic size (for tests, which
     /// need many chunks from small inputs).
-    #[arg(long, hide = true, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, hide = true, allow_negative_numbers = true, value_parser = limits::chunk_keys)]
     chunk_keys: Option<u32>,
 }
 

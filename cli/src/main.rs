@@ -7,6 +7,7 @@
 
 mod args;
 mod commands;
+mod limits;
 mod node_tables;
 mod out;
 mod report;
@@ -32,9 +33,10 @@ enum Command {
     /// Print the bucket of one key among N buckets.
     Bucket {
         /// The 64-bit key, in decimal.
+        #[arg(allow_negative_numbers = true, value_parser = limits::any_u64)]
         key: u64,
         /// The number of buckets, 1 to 2147483647.
-        #[arg(allow_negative_numbers = true)]
+        #[arg(allow_negative_numbers = true, value_parser = limits::bucket_count)]
         buckets: i64,
     },
     /// Check every kernel this CPU runs against the compiled Figure 1

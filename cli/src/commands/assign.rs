@@ -16,6 +16,7 @@ use serde::Serialize;
 use jumpshard_stream::pipeline;
 
 use crate::args::{count, InputArgs};
+use crate::limits;
 use crate::node_tables;
 use crate::out::destination::{committed, Output};
 use crate::out::format_name::choose;
@@ -69,7 +70,8 @@ impl BucketFormat {
 #[derive(clap::Args)]
 pub struct Args {
     /// The number of buckets, N (1 to 2147483647).
-    #[arg(long, allow_negative_numbers = true, required_unless_present = "nodes")]
+    #[arg(long, allow_negative_numbers = true, required_unless_present = "nodes",
+          value_parser = limits::bucket_count)]
     buckets: Option<i64>,
     /// A node table instead of --buckets: one node name per line, line i+1
     /// serving bucket i, with its removals (`removed=K`) or weights
@@ -79,7 +81,8 @@ pub struct Args {
     /// Assign each key a replica set of K distinct buckets (or nodes), the
     /// first being its own bucket; a removal replaces only the member it
     /// hits.
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", allow_negative_numbers = true,
+          value_parser = limits::replicas)]
     replicas: Option<usize>,
     #[command(flatten)]
     input: InputArgs,
@@ -95,8 +98,10 @@ pub struct Args {
     /// other name. A name that says another format than this is refused.
     #[arg(long, value_enum)]
     output_format: Option<BucketFormat>,
-    /// Threads to read and compute on; 0 means one per core.
-    #[arg(long, default_value_t = 0)]
+    /// Threads to read and compute on; 0 means one per core (at most
+    /// 4096).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true,
+          value_parser = limits::threads)]
     threads: usize,
     /// Print the summary (with --output) as one JSON object.
     #[arg(long, requires = "output")]

@@ -20,7 +20,8 @@ pub struct Args {
     #[arg(long, value_name = "TABLE")]
     nodes: PathBuf,
     /// Print each key's replica set of K members.
-    #[arg(long, value_name = "K", conflicts_with = "hex")]
+    #[arg(long, value_name = "K", conflicts_with = "hex", allow_negative_numbers = true,
+          value_parser = crate::limits::replicas)]
     replicas: Option<usize>,
     /// The keys are bytes in hex (`-` is the empty key), placed the
     /// Memento-compatible way; the table may not have weights.

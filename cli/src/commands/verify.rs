@@ -8,16 +8,20 @@ use jumpshard::verify::{adversarial_keys, compare_with, edge_bucket_counts, Repo
 use serde::Serialize;
 
 use crate::commands::bench::kernels::measured_kernels;
+use crate::limits;
 use crate::out::stdout::Stdout;
 
 /// The options of `jumpshard verify`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Random keys per bucket count (the adversarial keys come on top).
-    #[arg(long, default_value_t = 1 << 20)]
+    /// Random keys per bucket count (the adversarial keys come on top), 0
+    /// to 268435456.
+    #[arg(long, default_value_t = 1 << 20, allow_negative_numbers = true,
+          value_parser = limits::memory_keys(0))]
     keys: usize,
     /// Seed of the random keys, to reproduce a run.
-    #[arg(long, default_value_t = 0x6A75_6D70)]
+    #[arg(long, default_value_t = 0x6A75_6D70, allow_negative_numbers = true,
+          value_parser = limits::any_u64)]
     seed: u64,
     /// Print JSON instead of a table.
     #[arg(long)]

@@ -12,17 +12,20 @@ mod sizes;
 
 use std::path::PathBuf;
 
+use crate::limits;
 use crate::out::clash::{self, InputFiles};
 use crate::out::format_name::check_fixed;
 
 /// The options of `jumpshard bench`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Random keys per measurement.
-    #[arg(long, default_value_t = 1 << 22, conflicts_with = "file")]
+    /// Random keys per measurement, 1 to 268435456.
+    #[arg(long, default_value_t = 1 << 22, conflicts_with = "file",
+          allow_negative_numbers = true, value_parser = limits::memory_keys(1))]
     keys: usize,
-    /// Repetitions; the fastest of each is reported.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Repetitions, 1 to 1000; the fastest of each is reported.
+    #[arg(long, default_value_t = 5, allow_negative_numbers = true,
+          value_parser = limits::repeat)]
     pub repeat: u32,
     /// Print a JSON array instead of a table.
     #[arg(long)]

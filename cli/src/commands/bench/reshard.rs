@@ -23,6 +23,7 @@ use jumpshard_stream::{u64le_file, InMemory, NoProgress, Source};
 use serde::Serialize;
 
 use crate::args::{count, threads};
+use crate::limits;
 use crate::out::stdout::Stdout;
 
 /// The options of `jumpshard bench --reshard FILE`.
@@ -37,7 +38,8 @@ pub struct ReshardArgs {
         long,
         default_value_t = 10,
         requires = "file",
-        allow_negative_numbers = true
+        allow_negative_numbers = true,
+        value_parser = limits::bucket_count
     )]
     from: i64,
     /// With --reshard: the new number of buckets, M.
@@ -45,11 +47,13 @@ pub struct ReshardArgs {
         long,
         default_value_t = 12,
         requires = "file",
-        allow_negative_numbers = true
+        allow_negative_numbers = true,
+        value_parser = limits::bucket_count
     )]
     to: i64,
-    /// With --reshard: threads, 0 for one per core.
-    #[arg(long, default_value_t = 0, requires = "file")]
+    /// With --reshard: threads, 0 for one per core (at most 4096).
+    #[arg(long, default_value_t = 0, requires = "file", allow_negative_numbers = true,
+          value_parser = limits::threads)]
     threads: usize,
 }
 

@@ -75,8 +75,10 @@ pub struct Args {
     /// this SVG file (`-`: standard output).
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
-    /// Threads to read and compute on; 0 means one per core.
-    #[arg(long, default_value_t = 0)]
+    /// Threads to read and compute on; 0 means one per core (at most
+    /// 4096).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true,
+          value_parser = crate::limits::threads)]
     threads: usize,
     /// Print the options as one JSON object.
     #[arg(long)]

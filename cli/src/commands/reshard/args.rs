@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use crate::args::{InputArgs, MoveFormatArg};
+use crate::limits;
 use crate::out::format_name::{check_fixed, choose};
 
 /// Which keys move, and where, when the bucket count (`--from N --to M`)
@@ -13,14 +14,16 @@ pub struct Args {
     #[arg(
         long,
         allow_negative_numbers = true,
-        required_unless_present = "from_nodes"
+        required_unless_present = "from_nodes",
+        value_parser = limits::bucket_count
     )]
     pub from: Option<i64>,
     /// The new number of buckets, M (1 to 2147483647, not N).
     #[arg(
         long,
         allow_negative_numbers = true,
-        required_unless_present = "to_nodes"
+        required_unless_present = "to_nodes",
+        value_parser = limits::bucket_count
     )]
     pub to: Option<i64>,
     /// The current node table instead of --from: a file with one node
@@ -55,8 +58,10 @@ pub struct Args {
     /// than by value (always so for `--key-format bytes`).
     #[arg(long, requires = "output")]
     pub positions: bool,
-    /// Threads to read and compute on; 0 means one per core.
-    #[arg(long, default_value_t = 0)]
+    /// Threads to read and compute on; 0 means one per core (at most
+    /// 4096).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true,
+          value_parser = limits::threads)]
     pub threads: usize,
     /// Print the summary as one JSON object.
     #[arg(long)]
@@ -65,7 +70,8 @@ pub struct Args {
     /// list then holds one row per member that leaves a set, to the member
     /// that joins it (a key once per member that moves), and the counts
     /// count replicas.
-    #[arg(long, value_name = "K", requires = "from_nodes")]
+    #[arg(long, value_name = "K", requires = "from_nodes", allow_negative_numbers = true,
+          value_parser = limits::replicas)]
     pub replicas: Option<usize>,
     /// With --from-nodes: draw each node's load before and after and the
     /// transfer matrix to this SVG file (`-`: standard output).
