@@ -43,7 +43,7 @@
 
 use crate::kernel::check_lengths;
 use crate::kernel::scalar::jump;
-use crate::{active_kernel, BucketCount, Error};
+use crate::{active_kernel, BucketCount, Error, Kernel};
 
 /// Refusals after which a key takes the fallback bucket; with weights all
 /// above 0.1 of the maximum, fewer than one key in 10^2 reaches it.
@@ -120,15 +120,10 @@ impl Weights {
                 let k = xxhash_rust::xxh64::xxh64(&bytes, u64::from(attempt));
                 b = jump(k, self.n.get());
             }
-            let p = self.accept[b as usize];
-            if p >= 1.0 {
+            if self.accepts(key, attempt, b) {
                 return b;
             }
-            let coin = xxhash_rust::xxh64::xxh64(&bytes, (1 << 32) + u64::from(attempt));
-            if ((coin >> 11) as f64) * (1.0 / (1u64 << 53) as f64) < p {
-                return b;
-            }
-            if p > self.accept[best as usize] {
+            if self.accept[b as usize] > self.accept[best as usize] {
                 best = b;
             }
         }
@@ -149,10 +144,9 @@ impl Weights {
             .unwrap_or(b)
     }
 
-    /// [`Weights::bucket`] of every key, into `out[i]` for `keys[i]`: attempt
-    /// 0 on the [`crate::active_kernel`], the rest for the keys it refused.
-    /// Fails with [`Error::LengthMismatch`], leaving `out` untouched, when
-    /// the lengths differ.
+    /// [`Weights::bucket`] of every key, into `out[i]` for `keys[i]`, on the
+    /// [`crate::active_kernel`]. Fails with [`Error::LengthMismatch`],
+    /// leaving `out` untouched, when the lengths differ.
     ///
     /// ```
     /// use jumpshard::weights::Weights;
@@ -165,14 +159,113 @@ impl Weights {
     /// # Ok::<(), jumpshard::Error>(())
     /// ```
     pub fn batch(&self, keys: &[u64], out: &mut [u32]) -> Result<(), Error> {
+        self.batch_on(active_kernel(), keys, out)
+    }
+
+    /// [`Weights::batch`] on `kernel`, whichever the batch calls use.
+    ///
+    /// Attempts run in rounds over blocks of keys: attempt 0 is the kernel
+    /// over the keys themselves; each later attempt derives the keys still
+    /// refused and runs the kernel over those alone, so that a mix of
+    /// weights costs a kernel pass per attempt over the refused keys
+    /// rather than a scalar Figure 1 loop per attempt and key. The answers
+    /// are [`Weights::bucket`]'s, bit for bit.
+    pub fn batch_on(&self, kernel: Kernel, keys: &[u64], out: &mut [u32]) -> Result<(), Error> {
         check_lengths(keys, out)?;
-        active_kernel().run(keys, self.n.get(), out);
-        for (b, &key) in out.iter_mut().zip(keys) {
-            if self.accept[*b as usize] < 1.0 {
-                *b = self.resolve(key, *b);
-            }
+        kernel.run(keys, self.n.get(), out);
+        if self.accept.iter().all(|&p| p >= 1.0) {
+            return Ok(());
+        }
+        let mut rounds = Rounds::default();
+        for (keys, out) in keys.chunks(ROUND_BLOCK).zip(out.chunks_mut(ROUND_BLOCK)) {
+            rounds.resolve(self, kernel, keys, out);
         }
         Ok(())
+    }
+
+    /// Whether attempt `attempt` of `key`, on bucket `b`, is accepted.
+    #[inline]
+    fn accepts(&self, key: u64, attempt: u32, b: u32) -> bool {
+        let p = self.accept[b as usize];
+        if p >= 1.0 {
+            return true;
+        }
+        // A bucket of weight 0 refuses whatever the coin says.
+        p > 0.0 && {
+            let coin =
+                xxhash_rust::xxh64::xxh64(&key.to_le_bytes(), (1 << 32) + u64::from(attempt));
+            ((coin >> 11) as f64) * (1.0 / (1u64 << 53) as f64) < p
+        }
+    }
+}
+
+/// Keys resolved together by [`Weights::batch_on`]: small enough that
+/// the round buffers stay in the first-level cache.
+const ROUND_BLOCK: usize = 1024;
+
+/// The round buffers of [`Weights::batch_on`], reused from block to block.
+#[derive(Default)]
+struct Rounds {
+    /// Positions in the block of the keys still refused.
+    pending: Vec<u32>,
+    /// Each pending key's attempted bucket of the largest weight so far.
+    best: Vec<u32>,
+    /// Each pending key's derived key for this attempt, then its bucket.
+    derived: Vec<u64>,
+    buckets: Vec<u32>,
+}
+
+impl Rounds {
+    /// Resolves the block's keys whose attempt 0 (in `out`) was refused.
+    fn resolve(&mut self, w: &Weights, kernel: Kernel, keys: &[u64], out: &mut [u32]) {
+        self.pending.clear();
+        self.best.clear();
+        for (i, (&key, &b)) in keys.iter().zip(out.iter()).enumerate() {
+            if !w.accepts(key, 0, b) {
+                self.pending.push(i as u32);
+                self.best.push(b);
+            }
+        }
+        for attempt in 1..MAX_ATTEMPTS {
+            if self.pending.is_empty() {
+                return;
+            }
+            self.derived.clear();
+            self.derived.extend(self.pending.iter().map(|&i| {
+                xxhash_rust::xxh64::xxh64(&keys[i as usize].to_le_bytes(), u64::from(attempt))
+            }));
+            self.buckets.resize(self.derived.len(), 0);
+            kernel.run(&self.derived, w.n.get(), &mut self.buckets);
+            let mut kept = 0;
+            for at in 0..self.pending.len() {
+                let (i, b) = (self.pending[at], self.buckets[at]);
+                if w.accepts(keys[i as usize], attempt, b) {
+                    out[i as usize] = b;
+                    continue;
+                }
+                let best = if w.accept[b as usize] > w.accept[self.best[at] as usize] {
+                    b
+                } else {
+                    self.best[at]
+                };
+                // `out` holds each refused key's latest attempt, which the
+                // fallback starts from.
+                out[i as usize] = b;
+                self.pending[kept] = i;
+                self.best[kept] = best;
+                kept += 1;
+            }
+            self.pending.truncate(kept);
+            self.best.truncate(kept);
+        }
+        for (&i, &best) in self.pending.iter().zip(&self.best) {
+            let last = &mut out[i as usize];
+            *last = if w.accept[best as usize] > 0.0 {
+                best
+            } else {
+                w.next_positive(*last)
+            };
+        }
     }
 }
 
@@ -229,6 +322,46 @@ mod tests {
                 );
                 if new_weight == 0.0 {
                     assert_ne!(y as usize, changed);
+                }
+            }
+        }
+    }
+
+    /// The batch's rounds on every kernel give what one key at a time gives,
+    /// over the weight mixes that reach every branch (accepted at once, by
+    /// a coin, after many refusals, the fallback to the heaviest attempt
+    /// and to the next positive slot), every length up to 300 and
+    /// misaligned slices.
+    #[test]
+    fn batches_on_every_kernel_are_one_key_at_a_time() {
+        let keys = keys(if cfg!(miri) { 300 } else { 5000 });
+        let mut heavy = vec![1.0; 1000];
+        heavy[500] = 100.0;
+        let mut sparse = vec![0.0; 4096];
+        sparse[4000] = 1.0;
+        sparse[7] = 1e-12;
+        let mixes = [
+            (0..1000)
+                .map(|i| if i % 2 == 0 { 1.0 } else { 4.0 })
+                .collect::<Vec<_>>(),
+            heavy,
+            (0..1000).map(|i| (i % 2) as f64).collect(),
+            sparse,
+            vec![1e-300, 1.0, 0.0],
+        ];
+        for weights in &mixes {
+            let w = Weights::new(weights).unwrap();
+            let want: Vec<u32> = keys.iter().map(|&k| w.bucket(k)).collect();
+            for kernel in Kernel::supported() {
+                let mut out = vec![0; keys.len()];
+                w.batch_on(kernel, &keys, &mut out).unwrap();
+                assert_eq!(out, want, "{kernel:?}");
+                for len in (0..300).step_by(if cfg!(miri) { 37 } else { 1 }) {
+                    let start = len % 3 + 1;
+                    let mut out = vec![u32::MAX; len];
+                    w.batch_on(kernel, &keys[start..start + len], &mut out)
+                        .unwrap();
+                    assert_eq!(out, want[start..start + len], "{kernel:?} len {len}");
                 }
             }
         }
