@@ -158,6 +158,54 @@ fn bad_csv_is_named_by_line() {
     assert_fails(&o, &["--generate"]);
 }
 
+/// A CSV record is bounded as byte-key lines are: one longer than
+/// `--max-line-bytes` (a field with no line end after it, a quote never
+/// closed) is an error naming its line, read no further than the bound,
+/// and the output is left as it was.
+#[test]
+fn a_csv_record_over_the_bound_is_refused_by_line() {
+    let d = dir();
+    let csv = d.path().join("k.csv");
+    let field = "9".repeat(300_000);
+    std::fs::write(&csv, format!("id,key\n1,10\n2,{field}")).unwrap();
+    let out = d.path().join("out");
+    std::fs::write(&out, "precious").unwrap();
+    let before = listing(d.path());
+    let args = |input: &'static str| {
+        vec![
+            "assign",
+            "--buckets",
+            "10",
+            "--output",
+            path_str(&out),
+            "--key-format",
+            "csv",
+            "--column",
+            "key",
+            "--max-line-bytes",
+            "1000",
+            input,
+        ]
+    };
+    let mut from_file = args("-");
+    *from_file.last_mut().unwrap() = path_str(&csv);
+    let o = run(&from_file);
+    assert_fails(
+        &o,
+        &["k.csv line 3", "longer than 1000 bytes", "--max-line-bytes"],
+    );
+    let o = run_with_stdin(&args("-"), format!("key\n\"{field}").as_bytes());
+    assert_fails(&o, &["standard input line 2", "longer than 1000 bytes"]);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious");
+    assert_eq!(listing(d.path()), before);
+    // Under a bound that holds it, the record is read.
+    std::fs::write(&csv, "id,key\n1,10\n2,11\n").unwrap();
+    let mut from_file = args("-");
+    *from_file.last_mut().unwrap() = path_str(&csv);
+    from_file[10] = "10";
+    assert_ok(&run(&from_file));
+}
+
 /// A CSV header line never costs a key nor picks a column by a guess: a
 /// header field that is a key (a file without a header line), an index
 /// that is also another column's name, and a name two columns have are

@@ -17,32 +17,97 @@
 //!   digits: that is a key, and the file most likely has no header line
 //!   (its first key would be dropped as one), so the error says
 //!   `--no-header`.
+//!
+//! A record, its line end included, is at most `max_record` bytes (the
+//! byte keys' `--max-line-bytes`): a longer one is an error naming its
+//! line, and a field without an end (a quote never closed, a file without
+//! line ends) is refused once that many bytes of it, and at most the
+//! reader's buffer more, have been read, instead of filling memory.
 
-use std::io::Read;
+use std::io::{self, Read};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crate::decimal::parse_decimal;
 use crate::error::Error;
 use crate::source::{Input, OrderedKeys, Source, Unit};
 
+/// The CSV reader's buffer, which it fills ahead of the record it parses.
+const BUFFER: usize = 8 << 10;
+
+/// The bytes handed to the CSV reader, up to a bound that each record
+/// moves on: the record's start, its bound, and the buffer.
+struct Capped {
+    source: Box<dyn Read + Send>,
+    handed: u64,
+    cap: Arc<Cap>,
+}
+
+/// Where [`Capped`] stops, and whether it did.
+#[derive(Default)]
+struct Cap {
+    limit: AtomicU64,
+    hit: AtomicBool,
+}
+
+impl Read for Capped {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let room = self
+            .cap
+            .limit
+            .load(Ordering::Relaxed)
+            .saturating_sub(self.handed);
+        if room == 0 && !buf.is_empty() {
+            self.cap.hit.store(true, Ordering::Relaxed);
+            return Err(io::Error::other("record too long"));
+        }
+        let len = buf.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+        let n = self.source.read(&mut buf[..len])?;
+        self.handed += n as u64;
+        Ok(n)
+    }
+}
+
 /// The keys of `column` (a name from the header line, or a 0-based index)
 /// of the CSV text `source`, named `name` in messages, of `size` bytes if
-/// known; `header` says whether its first line names the columns.
+/// known; `header` says whether its first line names the columns; a record
+/// is at most `max_record` bytes.
 pub(crate) fn open(
     source: Box<dyn Read + Send>,
     name: String,
     size: Option<u64>,
     column: &str,
     header: bool,
+    max_record: usize,
 ) -> Result<Input, Error> {
+    let cap = Arc::new(Cap::default());
+    let capped = Capped {
+        source,
+        handed: 0,
+        cap: Arc::clone(&cap),
+    };
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(header)
         .flexible(true)
         .trim(csv::Trim::All)
-        .from_reader(source);
+        .buffer_capacity(BUFFER)
+        .from_reader(Box::new(capped) as Box<dyn Read + Send>);
+    let limits = Limits {
+        cap,
+        max: max_record,
+    };
     let index = match header {
         true => {
-            let headers = reader.byte_headers().map_err(|e| error(&name, &e))?;
-            in_header(headers, column, &name)?
+            limits.start(&reader);
+            let headers = reader
+                .byte_headers()
+                .map_err(|e| limits.error(&name, 1, &e))?
+                .clone();
+            // The header line starts the input.
+            if reader.position().byte() > max_record as u64 {
+                return Err(limits.too_long(&name, 1));
+            }
+            in_header(&headers, column, &name)?
         }
         false => column
             .parse::<usize>()
@@ -59,6 +124,7 @@ pub(crate) fn open(
             record: csv::ByteRecord::new(),
             keys: 0,
             bytes: 0,
+            limits,
         })),
         size,
         unit: Unit::Bytes,
@@ -131,6 +197,36 @@ fn error(name: &str, e: &csv::Error) -> Error {
     }
 }
 
+/// The bound on records, and the input's side of it.
+struct Limits {
+    cap: Arc<Cap>,
+    max: usize,
+}
+
+impl Limits {
+    /// Lets the reader read the next record, from where it stands.
+    fn start(&self, reader: &csv::Reader<Box<dyn Read + Send>>) {
+        let limit = reader.position().byte() + self.max as u64 + BUFFER as u64;
+        self.cap.limit.store(limit, Ordering::Relaxed);
+    }
+
+    /// The error for `e`, raised while reading the record at `line`.
+    fn error(&self, name: &str, line: u64, e: &csv::Error) -> Error {
+        match self.cap.hit.load(Ordering::Relaxed) {
+            true => self.too_long(name, line),
+            false => error(name, e),
+        }
+    }
+
+    fn too_long(&self, name: &str, line: u64) -> Error {
+        Error::RecordTooLong {
+            name: name.to_owned(),
+            line,
+            limit: self.max,
+        }
+    }
+}
+
 struct CsvKeys {
     reader: csv::Reader<Box<dyn Read + Send>>,
     name: String,
@@ -141,6 +237,7 @@ struct CsvKeys {
     keys: u64,
     /// Bytes read so far.
     bytes: u64,
+    limits: Limits,
 }
 
 impl OrderedKeys for CsvKeys {
@@ -151,14 +248,20 @@ impl OrderedKeys for CsvKeys {
     fn next_keys(&mut self, max: usize, keys: &mut Vec<u64>) -> Result<u64, Error> {
         keys.clear();
         while keys.len() < max {
+            self.limits.start(&self.reader);
+            let start = self.reader.position().clone();
             let more = self
                 .reader
                 .read_byte_record(&mut self.record)
-                .map_err(|e| error(&self.name, &e))?;
+                .map_err(|e| self.limits.error(&self.name, start.line(), &e))?;
             if !more {
                 break;
             }
             let line = self.record.position().map_or(0, |p| p.line());
+            let from = self.record.position().map_or(start.byte(), |p| p.byte());
+            if self.reader.position().byte() - from > self.limits.max as u64 {
+                return Err(self.limits.too_long(&self.name, line));
+            }
             let Some(field) = self.record.get(self.index) else {
                 return Err(Error::MissingField {
                     name: self.name.clone(),
@@ -180,5 +283,52 @@ impl OrderedKeys for CsvKeys {
         let progress = read - self.bytes;
         self.bytes = read;
         Ok(progress)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The keys of column `k` of `text`, records capped at 100 bytes.
+    fn keys(text: impl Read + Send + 'static) -> Result<Vec<u64>, String> {
+        let input = open(Box::new(text), "in".into(), None, "k", true, 100)?;
+        let Source::Ordered(mut source) = input.source else {
+            panic!("CSV is read in order");
+        };
+        let (mut all, mut keys) = (Vec::new(), Vec::new());
+        loop {
+            source.next_keys(1000, &mut keys)?;
+            if keys.is_empty() {
+                return Ok(all);
+            }
+            all.extend(&keys);
+        }
+    }
+
+    #[test]
+    fn records_longer_than_the_bound_are_refused_with_their_line() {
+        let pad = "x".repeat(80);
+        assert_eq!(
+            keys(io::Cursor::new(format!("k,pad\n1,{pad}\n2,{pad}\n"))),
+            Ok(vec![1, 2])
+        );
+        let long = format!("k,pad\n1,{pad}\n2,{pad}{pad}\n3,x\n");
+        let err = keys(io::Cursor::new(long)).unwrap_err();
+        assert!(
+            err.starts_with("in line 3: a CSV record longer than 100 bytes"),
+            "{err}"
+        );
+        assert!(err.contains("--max-line-bytes"), "{err}");
+        let err = keys(io::Cursor::new(format!("k,{pad}{pad}\n1,2\n"))).unwrap_err();
+        assert!(err.starts_with("in line 1: a CSV record longer"), "{err}");
+        // A field without an end is refused after a bounded read: this
+        // input never ends.
+        let endless = io::Cursor::new("k,pad\n1,x\n2,\"").chain(io::repeat(b'x'));
+        let err = keys(endless).unwrap_err();
+        assert!(err.starts_with("in line 3: a CSV record longer"), "{err}");
+        let endless = io::Cursor::new("k,").chain(io::repeat(b'x'));
+        let err = keys(endless).unwrap_err();
+        assert!(err.starts_with("in line 1: a CSV record longer"), "{err}");
     }
 }

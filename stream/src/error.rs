@@ -73,6 +73,16 @@ pub enum Error {
         /// Whether the line is a byte key (whose bound can be raised).
         byte_key: bool,
     },
+    /// A CSV record longer than its bound, refused without being read
+    /// whole.
+    RecordTooLong {
+        /// The input's name.
+        name: String,
+        /// The line where the record starts, from 1.
+        line: u64,
+        /// The bound, in bytes.
+        limit: usize,
+    },
     /// A CSV record too short to have the key column.
     MissingField {
         /// The input's name.
@@ -267,6 +277,11 @@ impl fmt::Display for Error {
                 };
                 write!(f, "{name} line {line}: longer than {limit} bytes, {why}")
             }
+            Error::RecordTooLong { name, line, limit } => write!(
+                f,
+                "{name} line {line}: a CSV record longer than {limit} bytes, the bound on \
+                 records (raise it with --max-line-bytes)"
+            ),
             Error::MissingField {
                 name,
                 line,

@@ -54,7 +54,8 @@ pub struct KeyOptions {
     pub generate: Option<u64>,
     /// The seed of the generated keys.
     pub seed: u64,
-    /// The longest byte-key line accepted, in bytes.
+    /// The longest byte-key line (its line end left out), and the longest
+    /// CSV record (its line end included), accepted, in bytes.
     pub max_line_bytes: usize,
     /// The key column of a CSV (name or 0-based index) or Parquet input.
     pub column: Option<String>,
@@ -245,7 +246,14 @@ impl KeyOptions {
         let sequential = match format {
             KeyFormat::Csv => {
                 let column = self.column.as_deref().unwrap_or_default();
-                return crate::csv_column::open(reader, name, size, column, self.header);
+                return crate::csv_column::open(
+                    reader,
+                    name,
+                    size,
+                    column,
+                    self.header,
+                    self.max_line_bytes,
+                );
             }
             KeyFormat::Decimal => SequentialFormat::Decimal,
             KeyFormat::Bytes => SequentialFormat::Bytes,
