@@ -115,3 +115,40 @@ fn parquet(path: &Path, column: &str, keys: Vec<u64>) -> Result<(), String> {
     writer.close().map_err(|e| e.to_string())?;
     Ok(())
 }
+
+#[test]
+fn file_blocks_key_files_and_set_ups_land_in_the_scratch_directory() {
+    let text = "<!-- doctest: file t.txt -->\n```text\ndb-a\ndb-b\n```\n\
+                <!-- doctest: keys k.u64 u64le 3 -->\n<!-- doctest: keys d/k.txt decimal 2 -->\n\
+                <!-- doctest: keys k.parquet parquet:id 5 -->\n\
+                <!-- doctest: setup\njumpshard bucket 7 10 > b\n-->\n```sh\ntrue\n```\n";
+    let blocks = crate::blocks::parse("d.md", text).unwrap();
+    let scratch = Scratch::new();
+    for block in &blocks {
+        scratch.prepare(block).unwrap();
+    }
+    let read = |name: &str| std::fs::read(scratch.path().join(name)).unwrap();
+    assert_eq!(read("t.txt"), b"db-a\ndb-b\n");
+    let keys = jumpshard::verify::SplitMix64::new(0x6A75_6D70).keys(3);
+    assert_eq!(
+        read("k.u64"),
+        keys.iter()
+            .flat_map(|k| k.to_le_bytes())
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        read("d/k.txt"),
+        format!("{}\n{}\n", keys[0], keys[1]).into_bytes()
+    );
+    assert_eq!(&read("k.parquet")[..4], b"PAR1");
+    assert_eq!(
+        read("b"),
+        format!(
+            "{}\n",
+            jumpshard::bucket(7, jumpshard::BucketCount::new(10).unwrap())
+        )
+        .into_bytes()
+    );
+    let bad = crate::blocks::parse("d.md", "<!-- doctest: keys k x 3 -->\n```sh\ntrue\n```\n");
+    assert!(scratch.prepare(&bad.unwrap()[0]).is_err());
+}

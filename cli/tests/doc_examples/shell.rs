@@ -205,6 +205,12 @@ fn a_session_fails_on_output_it_does_not_show() {
     assert!(session(&scratch, &block(&["$ echo a", "b"])).is_err());
     assert!(session(&scratch, &block(&["$ echo a", "a", "b"])).is_err());
     assert!(session(&scratch, &block(&["$ false"])).is_err());
+    assert_eq!(
+        synopsis(&scratch, &block(&["jumpshard verify [--keys N] [--json]"])),
+        Ok(())
+    );
+    assert!(synopsis(&scratch, &block(&["jumpshard verify [--kees N]"])).is_err());
+    assert!(synopsis(&scratch, &block(&["jumpshard verifies"])).is_err());
     assert!(session(
         &scratch,
         &block(&["$ jumpshard bucket 1253737204188795044 \\", "  100", "86"])

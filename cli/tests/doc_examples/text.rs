@@ -50,3 +50,36 @@ pub fn excerpt(root: &Path, block: &Block, file: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[test]
+fn trees_and_excerpts_name_what_is_not_there() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let block = |lines: &[&str]| Block {
+        doc: "d.md".into(),
+        line: 1,
+        lang: "text".into(),
+        lines: lines.iter().map(|l| l.to_string()).collect(),
+        directives: Vec::new(),
+    };
+    assert_eq!(
+        paths(
+            root,
+            &block(&["src/    the CLI", "  main.rs, args.rs   its parts"])
+        ),
+        Ok(())
+    );
+    let missing = paths(root, &block(&["src/    the CLI", "  gone.rs   not there"]));
+    assert_eq!(
+        missing,
+        Err("d.md:1: `src/gone.rs` does not exist".to_string())
+    );
+    assert_eq!(
+        excerpt(
+            root,
+            &block(&["[[bin]]", "  name = \"jumpshard\""]),
+            "Cargo.toml"
+        ),
+        Ok(())
+    );
+    assert!(excerpt(root, &block(&["name = \"other\""]), "Cargo.toml").is_err());
+}
