@@ -209,6 +209,92 @@ fn a_lost_report_says_the_table_was_written() {
     }
 }
 
+/// The same for every command that commits a file before its report.
+#[test]
+fn a_lost_report_says_what_was_written_in_every_command() {
+    let d = dir();
+    let old = table(d.path(), "old", "a\nb\nc\n");
+    let new = table(d.path(), "new", "a\nb\nc\nd\n");
+    let out = d.path().join("out");
+    let o = path_str(&out);
+    let (t_old, t_new) = (path_str(&old), path_str(&new));
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &[
+                "remove",
+                "--from-nodes",
+                t_old,
+                "--node",
+                "b",
+                "--generate",
+                "100",
+                "--write-table",
+                o,
+            ],
+            "the table",
+        ),
+        (
+            &[
+                "reshard",
+                "--from",
+                "10",
+                "--to",
+                "12",
+                "--generate",
+                "100",
+                "--output",
+                o,
+            ],
+            "the move list",
+        ),
+        (
+            &[
+                "reshard",
+                "--from-nodes",
+                t_old,
+                "--to-nodes",
+                t_new,
+                "--generate",
+                "100",
+                "--plot",
+                o,
+            ],
+            "the plot",
+        ),
+        (
+            &[
+                "assign",
+                "--buckets",
+                "10",
+                "--generate",
+                "100",
+                "--output",
+                o,
+            ],
+            "the buckets",
+        ),
+    ];
+    for (args, what) in cases {
+        let _ = std::fs::remove_file(&out);
+        let (reader, closed) = std::io::pipe().unwrap();
+        drop(reader);
+        let result = command()
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(closed)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let err = stderr(&result);
+        assert_eq!(result.status.code(), Some(3), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("{what} was written to {o} all the same")),
+            "{args:?}: {err}"
+        );
+        assert!(out.exists(), "{args:?}");
+    }
+}
+
 #[test]
 fn lookup_refuses_an_empty_argument() {
     let d = dir();
