@@ -143,6 +143,7 @@ fn refused(name: &str, status: i32, got: i32, out: &[i32]) {
 
 mod batch;
 mod bytes;
+mod counts;
 mod memento;
 mod memento_golden;
 mod memento_refusals;
