@@ -107,10 +107,8 @@ fn replica_and_thread_counts_at_their_extremes() {
     let want = {
         let mut want = [0i32; 3];
         // SAFETY: 3 keys, 3 outputs.
-        assert_eq!(
-            unsafe { jumpshard_batch(keys.as_ptr(), 3, 1000, want.as_mut_ptr()) },
-            OK
-        );
+        let status = unsafe { jumpshard_batch(keys.as_ptr(), 3, 1000, want.as_mut_ptr()) };
+        assert_eq!(status, OK);
         want
     };
     for threads in [0, usize::MAX, 1 << 31, 1 << 32, 1 << 63] {
