@@ -43,29 +43,29 @@ def staging(fs: Any, dst: str) -> Iterator[str]:
         raise
 
 
-def discard(exists: Callable[[], bool], remove: Callable[[], Any], quiet: float = 0.1, patience: float = 30.0) -> bool:
+def discard(exists: Callable[[], bool], remove: Callable[[], Any], quiet: float = 0.1, checks: int = 3, patience: float = 30.0) -> bool:
     """Removes a failed run's staging directory (``exists`` and ``remove``
     test and delete it) even while tasks of that run still write into it:
     a removal that fails (a file appeared: "Directory not empty") or that a
     late writer undoes is tried again, until the directory has stayed absent
-    for ``quiet`` seconds, or ``patience`` seconds have passed. Never raises,
-    so that the error that failed the run is the one the caller sees;
-    returns whether the directory is gone."""
+    over ``checks`` checks ``quiet`` seconds apart, or ``patience`` seconds
+    have passed. Never raises, so that the error that failed the run is the
+    one the caller sees; returns whether the directory is gone."""
     deadline = time.monotonic() + patience
-    while True:
-        try:
-            if exists():
-                remove()
-        except Exception:  # noqa: BLE001 - a writer raced the removal: try again
-            pass
-        time.sleep(quiet)
-        try:
-            if not exists():
-                return True
-        except Exception:  # noqa: BLE001 - the filesystem's own trouble: keep trying
-            pass
+    absent = 0
+    while absent < checks:
         if time.monotonic() > deadline:
             return False
+        try:
+            if exists():
+                absent = 0
+                remove()
+            else:
+                absent += 1
+        except Exception:  # noqa: BLE001 - a writer raced the removal: try again
+            absent = 0
+        time.sleep(quiet)
+    return True
 
 
 def parquet_files(src: str, storage_options: Optional[Dict[str, Any]] = None) -> Tuple[Any, List[str]]:
