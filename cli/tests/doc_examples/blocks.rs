@@ -212,9 +212,13 @@ pub fn parse(doc: &str, text: &str) -> Result<Vec<Block>, String> {
     Ok(blocks)
 }
 
-/// The docs whose blocks are checked: the README and every docs/*.md.
+/// The docs whose blocks are checked: the READMEs (the repository's and
+/// the Python package's) and every docs/*.md.
 pub fn docs(root: &Path) -> Vec<String> {
-    let mut docs = vec!["README.md".to_string()];
+    let mut docs = vec![
+        "README.md".to_string(),
+        "bindings/python/README.md".to_string(),
+    ];
     let mut manual: Vec<String> = std::fs::read_dir(root.join("docs"))
         .expect("read docs/")
         .map(|e| {

@@ -1,4 +1,4 @@
-//! Every fenced block of README.md and docs/*.md is checked, or marked
+//! Every fenced block of the READMEs and docs/*.md is checked, or marked
 //! skipped with a reason: shell sessions against the output they show,
 //! scripts and synopses, C and C++ compiled and run, Python run as
 //! doctests (`.ci/python` gives the interpreter), Rust by rustdoc, and
