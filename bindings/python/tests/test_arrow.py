@@ -2,6 +2,7 @@
 type against `batch`, nulls, output key types, replica moves against a
 per-key reading of the sets, placements checked on workers, staging."""
 
+import pathlib
 from decimal import Decimal
 
 import fsspec
@@ -178,6 +179,40 @@ def test_staging_is_complete_or_absent(tmp_path):
         with ja.staging(fs, str(out)):
             pass
     assert (out / "done.parquet").read_bytes() == b"PAR1"
+
+
+def test_staging_goes_even_while_writers_still_add_to_it(tmp_path):
+    """The failure raised is the block's own, never the removal's "Directory
+    not empty", and no writer's late directory survives."""
+    import threading
+    import time
+
+    fs = fsspec.filesystem("file")
+    out = tmp_path / "out"
+    stop = threading.Event()
+
+    def writer(root):
+        for i in range(10**6):
+            if stop.is_set():
+                return
+            try:
+                directory = pathlib.Path(root) / f"to={i % 7}"
+                directory.mkdir(parents=True, exist_ok=True)
+                (directory / f"part-{i}.parquet").write_bytes(b"PAR1")
+            except OSError:
+                pass
+
+    with pytest.raises(ValueError, match="the task's own error"):
+        with ja.staging(fs, str(out)) as temporary:
+            threads = [threading.Thread(target=writer, args=(temporary,)) for _ in range(2)]
+            for t in threads:
+                t.start()
+            threading.Timer(0.4, stop.set).start()
+            time.sleep(0.1)
+            raise ValueError("the task's own error")
+    for t in threads:
+        t.join()
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_locate_names_the_file_and_row(tmp_path):
