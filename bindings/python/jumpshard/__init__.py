@@ -36,7 +36,10 @@ binary/string arrays) go through the fixed pre-hash XXH3-64 with seed 0
 
 ``Memento`` removes and restores any bucket, moving only its keys;
 ``replicas(keys, n, k)`` gives each key ``k`` distinct buckets, the first
-its Figure 1 bucket; ``Weights`` gives buckets real-valued weights.
+its Figure 1 bucket (one int key: one list); ``Weights`` gives buckets
+real-valued weights. A count (``n``, ``k``, a bucket) is checked before
+anything is sized by it: out of range, whatever the int, it raises
+``ValueError`` naming it and its limit.
 
 >>> m = jumpshard.Memento(10)
 >>> m.remove(3)
@@ -44,6 +47,8 @@ its Figure 1 bucket; ``Weights`` gives buckets real-valued weights.
 (True, 9)
 >>> jumpshard.replicas(np.array([7], dtype=np.uint64), 100, 3).shape
 (1, 3)
+>>> jumpshard.replicas(7, 100, 3)
+[97, 82, 90]
 
 ``jumpshard.spark``, ``jumpshard.dask``, ``jumpshard.polars`` and
 ``jumpshard.ray`` (``pip install 'jumpshard[spark]'`` and so on) plan and
