@@ -26,9 +26,11 @@ use jumpshard::{ChangeCounts, NodePlan, NodeTable, TableChange};
 use jumpshard_stream::pipeline;
 use serde::Serialize;
 
+mod candidate;
 mod points;
 mod recommend;
 
+use candidate::Candidate;
 use points::{point_summary, PointCosts};
 use recommend::{expected_counts, recommend, Basis, SAMPLE_KEYS};
 
@@ -87,27 +89,6 @@ pub struct Args {
 
 /// Points listed in the text report: the best balanced.
 const LISTED_POINTS: usize = 8;
-
-/// One way of removing the node, and what it costs. The full summary
-/// (loads, transfers) is kept for the options evaluated over the keys, a
-/// handful; a table of N nodes has N - 1 points, summarised in O(1) each,
-/// so that the report stays linear in N.
-#[derive(Serialize)]
-struct Candidate {
-    name: String,
-    description: String,
-    slots: usize,
-    moved: u64,
-    moved_fraction: f64,
-    bucket_changes: u64,
-    max_over_mean_after: f64,
-    /// Whether it may be recommended.
-    recommendable: bool,
-    #[serde(skip)]
-    removal: Removal,
-    #[serde(skip)]
-    summary: Option<ChangeSummary>,
-}
 
 #[derive(Serialize)]
 struct Report<'a> {

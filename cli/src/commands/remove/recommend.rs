@@ -13,7 +13,7 @@
 use jumpshard::verify::SplitMix64;
 use jumpshard::{ChangeCounts, NodePlan, TableChange};
 
-use super::Candidate;
+use super::candidate::Candidate;
 
 /// Keys of the sample that stands for the table when no keys are given:
 /// enough that the expected fractions are read to about 0.1% of the keys.
