@@ -2,8 +2,8 @@
 //! parses the value, so before anything is sized by it: a value out of its
 //! range (0 where 0 means nothing, -1, 2^31 buckets, 2^64, 2^100) is a
 //! usage error, exit status 2, naming the option, the value and the range
-//! ("invalid value '0' for '--from <N>': must be a whole number from 1 to
-//! 2147483647"). Negative numbers are read as values everywhere, so that
+//! (`invalid value '0' for '--from <N>': must be a whole number from 1 to
+//! 2147483647`). Negative numbers are read as values everywhere, so that
 //! `--threads -1` is named as such, not taken for an unknown option.
 //!
 //! Limits that depend on what is read (replicas against a table's working
