@@ -24,25 +24,28 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
+/// What a run of some docs' blocks found.
+#[derive(Default)]
+struct Report {
+    passed: usize,
+    xfailed: Vec<String>,
+    failures: Vec<String>,
+}
+
 /// Runs, doc by doc in a scratch directory of its own, the blocks `takes`
 /// accepts, each after its set-ups and the doc's `file` blocks before it.
-/// Fails listing every failure; an `xfail` block must fail (a known bug),
-/// and one that passes is a failure too, so that its mark goes.
-fn run_docs(
-    what: &str,
+/// An `xfail` block must fail (a known bug), and one that passes is a
+/// failure, so that its mark goes.
+fn run(
+    blocks: &[Block],
+    docs: &[String],
     takes: impl Fn(&Kind) -> bool,
     check: impl Fn(&Scratch, &Block, &Kind) -> Result<(), String>,
-) {
-    let (mut passed, mut xfailed, mut failures) = (0, Vec::new(), Vec::new());
-    let blocks = blocks::all(&root());
-    // JUMPSHARD_DOCTEST_ONLY=docs/cli.md runs one doc, to work on it.
-    let only = std::env::var("JUMPSHARD_DOCTEST_ONLY").ok();
-    let docs = blocks::docs(&root())
-        .into_iter()
-        .filter(|d| only.as_ref().is_none_or(|o| d == o));
+) -> Report {
+    let mut report = Report::default();
     for doc in docs {
         let scratch = Scratch::new();
-        for block in blocks.iter().filter(|b| b.doc == doc) {
+        for block in blocks.iter().filter(|b| &b.doc == doc) {
             let Ok(kind) = block.kind() else { continue };
             let file = matches!(kind, Kind::File(_));
             if !file && !takes(&kind) {
@@ -59,28 +62,61 @@ fn run_docs(
                 continue;
             }
             match (result, block.xfail()) {
-                (Ok(()), None) => passed += 1,
-                (Err(e), None) => failures.push(e),
-                (Err(_), Some(reason)) => xfailed.push(format!("{}: {reason}", block.place())),
-                (Ok(()), Some(_)) => failures.push(format!(
+                (Ok(()), None) => report.passed += 1,
+                (Err(e), None) => report.failures.push(e),
+                (Err(_), Some(why)) => report.xfailed.push(format!("{}: {why}", block.place())),
+                (Ok(()), Some(_)) => report.failures.push(format!(
                     "{}: marked xfail, but it passes now: remove the mark",
                     block.place()
                 )),
             }
         }
     }
+    report
+}
+
+/// Runs the blocks `takes` accepts of every doc (or of the one doc
+/// `JUMPSHARD_DOCTEST_ONLY` names), and fails listing every failure.
+fn run_docs(
+    what: &str,
+    takes: impl Fn(&Kind) -> bool,
+    check: impl Fn(&Scratch, &Block, &Kind) -> Result<(), String>,
+) {
+    let only = std::env::var("JUMPSHARD_DOCTEST_ONLY").ok();
+    let docs: Vec<String> = blocks::docs(&root())
+        .into_iter()
+        .filter(|d| only.as_ref().is_none_or(|o| d == o))
+        .collect();
+    let report = run(&blocks::all(&root()), &docs, takes, check);
     eprintln!(
-        "doc examples, {what}: {passed} passed, {} expected failures",
-        xfailed.len()
+        "doc examples, {what}: {} passed, {} expected failures",
+        report.passed,
+        report.xfailed.len()
     );
-    for x in &xfailed {
+    for x in &report.xfailed {
         eprintln!("  xfail {x}");
     }
-    let n = failures.len();
+    let n = report.failures.len();
     assert!(
         n == 0,
         "{n} doc examples failed:\n\n{}",
-        failures.join("\n\n")
+        report.failures.join("\n\n")
+    );
+}
+
+#[test]
+fn an_xfail_block_must_fail() {
+    let text = "```console\n$ echo a\na\n```\n\
+                <!-- doctest: xfail a known bug -->\n```console\n$ false\n```\n\
+                <!-- doctest: xfail fixed since -->\n```console\n$ true\n```\n";
+    let blocks = blocks::parse("d.md", text).unwrap();
+    let session = |s: &Scratch, b: &Block, _: &Kind| shell::session(s, b);
+    let report = run(&blocks, &["d.md".into()], |k| *k == Kind::Session, session);
+    assert_eq!(report.passed, 1);
+    assert_eq!(report.xfailed, ["d.md:6: a known bug"]);
+    assert_eq!(
+        report.failures,
+        ["d.md:10: marked xfail, but it passes now: remove the mark"]
     );
 }
 
