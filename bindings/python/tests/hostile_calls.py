@@ -25,7 +25,7 @@ HOSTILE = [0, -1, 2**31, 2**32, 2**63, 2**64, 2**100]
 #: its bucket count), and those that take a list of ints or numbers.
 INTS = {
     "key", "keys", "n", "k", "bucket", "threads", "from_buckets", "to_buckets", "cluster", "before", "after",
-    "from_cluster", "to_cluster", "replicas", "offset", "batch_rows", "bits",
+    "from_cluster", "to_cluster", "replicas", "offset", "batch_rows", "bits", "to",
 }
 LISTS = {"removals", "weights"}
 
