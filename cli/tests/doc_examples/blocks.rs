@@ -176,6 +176,12 @@ pub fn parse(doc: &str, text: &str) -> Result<Vec<Block>, String> {
             continue;
         }
         let trimmed = line.trim_start();
+        if trimmed.starts_with("~~~") {
+            return Err(format!(
+                "{doc}:{}: a ~~~ fence: write ``` so that it is checked",
+                i + 1
+            ));
+        }
         if let Some(info) = trimmed.strip_prefix("```") {
             let indent = line.len() - trimmed.len();
             let start = i + 1;
@@ -271,4 +277,5 @@ fn directives_attach_to_the_next_block_and_nothing_goes_unchecked() {
     assert!(parse("d.md", "<!-- doctest: skip why -->\ntext\n").is_err());
     assert!(parse("d.md", "<!-- doctest: skipp why -->\n```sh\nx\n```\n").is_err());
     assert!(parse("d.md", "```sh\nx\n").is_err());
+    assert!(parse("d.md", "~~~sh\nx\n~~~\n").is_err());
 }
