@@ -98,6 +98,7 @@ fn line_of(error: &jumpshard::TableError) -> Option<usize> {
         | BadName { line, .. }
         | UnmarkedRepeat { line, .. }
         | MarkedFirst { line, .. }
+        | LookAlike { line, .. }
         | BadAttribute { line, .. } => Some(*line),
         BadRemovals { line, .. } => *line,
         _ => None,

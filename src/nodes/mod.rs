@@ -23,7 +23,10 @@
 //! print as nothing (zero-width spaces, joiners, byte order marks,
 //! direction controls) are refused too, since two such names would look
 //! alike in every report; a byte order mark at the very start of the file
-//! (an editor's) is dropped.
+//! (an editor's) is dropped. For the same reason, with the default
+//! `unicode-names` feature, two names that are the same text in Unicode's
+//! NFKC form (`café` written with `é` and with `e` and a combining accent,
+//! `ｄｂ` in fullwidth letters and `db`) are refused, naming both lines.
 //!
 //! After the name, separated by blanks, a line may carry attributes that
 //! change how keys are placed, so that every router loading the same file

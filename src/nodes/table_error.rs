@@ -28,6 +28,18 @@ pub enum TableError {
         /// What is wrong with it.
         why: &'static str,
     },
+    /// A name that prints like another name of the table: the same text
+    /// in Unicode's NFKC form (`café` in NFC and in NFD).
+    LookAlike {
+        /// Its line.
+        line: usize,
+        /// The name as written.
+        name: String,
+        /// The other name, as written.
+        other: String,
+        /// The line of the other name's first slot.
+        other_line: usize,
+    },
     /// A name listed again without `+`.
     UnmarkedRepeat {
         /// The line of the repeat.
@@ -77,6 +89,17 @@ impl fmt::Display for TableError {
             TableError::BadName { line, name, why } => {
                 write!(f, "line {line}: node name {name:?} {why}")
             }
+            TableError::LookAlike {
+                line,
+                name,
+                other,
+                other_line,
+            } => write!(
+                f,
+                "line {line}: node name {name:?} prints like {other:?} of line {other_line} \
+                 (both are the same text once Unicode-normalised, NFKC), so reports could \
+                 not tell the two nodes apart: spell one node one way"
+            ),
             TableError::UnmarkedRepeat {
                 line,
                 name,

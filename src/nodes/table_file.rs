@@ -283,6 +283,11 @@ struct Builder {
     /// Name to (index in `names`, line of its first slot).
     index: HashMap<String, (u32, usize)>,
     slots: Vec<u32>,
+    /// The names' indexes by their NFKC form, kept from the first name
+    /// that is not ASCII on (an ASCII name is its own form, so that a
+    /// table of ASCII names needs none).
+    #[cfg(feature = "unicode-names")]
+    forms: Option<HashMap<String, u32>>,
 }
 
 impl Builder {
@@ -292,7 +297,50 @@ impl Builder {
             names: Vec::new(),
             index: HashMap::new(),
             slots: Vec::new(),
+            #[cfg(feature = "unicode-names")]
+            forms: None,
         }
+    }
+
+    /// Refuses the new name `name`, on line `line`, if it prints like a
+    /// name already in the table: the same NFKC form.
+    #[cfg(feature = "unicode-names")]
+    fn check_form(&mut self, line: usize, name: &str) -> Result<(), TableError> {
+        use unicode_normalization::UnicodeNormalization;
+        if self.forms.is_none() && name.is_ascii() {
+            return Ok(());
+        }
+        let names = &self.names;
+        let forms = self.forms.get_or_insert_with(|| {
+            (0..names.len() as u32)
+                .map(|i| (names[i as usize].clone(), i))
+                .collect()
+        });
+        let form: String = match name.is_ascii() {
+            true => name.to_owned(),
+            false => name.nfkc().collect(),
+        };
+        match forms.get(&form) {
+            Some(&other) => {
+                let other = &self.names[other as usize];
+                Err(TableError::LookAlike {
+                    line,
+                    name: name.to_owned(),
+                    other: other.clone(),
+                    other_line: self.index[other].1,
+                })
+            }
+            None => {
+                forms.insert(form, self.names.len() as u32);
+                Ok(())
+            }
+        }
+    }
+
+    /// Without Unicode's tables, names are told apart as written.
+    #[cfg(not(feature = "unicode-names"))]
+    fn check_form(&mut self, _line: usize, _name: &str) -> Result<(), TableError> {
+        Ok(())
     }
 
     fn first_line(&self, name: &str) -> Option<usize> {
@@ -312,6 +360,9 @@ impl Builder {
                 name: name.to_owned(),
                 why,
             });
+        }
+        if !self.index.contains_key(name) {
+            self.check_form(line, name)?;
         }
         let next = self.names.len() as u32;
         let &mut (node, _) = self.index.entry(name.to_owned()).or_insert_with(|| {
@@ -347,6 +398,40 @@ mod tests {
         builder.push(1, "a").unwrap();
         builder.push(2, "a").unwrap();
         assert_eq!(builder.push(3, "b"), Err(TableError::TooManySlots));
+    }
+
+    #[cfg(feature = "unicode-names")]
+    #[test]
+    fn names_that_print_alike_are_refused_with_both_lines() {
+        let cases = [
+            // NFC, then NFD.
+            ("caf\u{e9}\nb\ncafe\u{301}\n", 3, "caf\u{e9}", 1),
+            ("a\ncafe\u{301}\ncaf\u{e9}\n", 3, "cafe\u{301}", 2),
+            // Fullwidth letters and a ligature against ASCII, either first.
+            ("db\n\u{ff44}\u{ff42}\n", 2, "db", 1),
+            ("\u{ff44}\u{ff42}\ndb\n", 2, "\u{ff44}\u{ff42}", 1),
+            ("x\n\u{fb01}le\nfile\n", 3, "\u{fb01}le", 2),
+            // The Angstrom sign and the letter.
+            ("\u{212b}\n\u{c5}\n", 2, "\u{212b}", 1),
+        ];
+        for (text, line, other, other_line) in cases {
+            match read(text) {
+                Err(TableError::LookAlike {
+                    line: l,
+                    other: o,
+                    other_line: ol,
+                    ..
+                }) => assert_eq!((l, o.as_str(), ol), (line, other, other_line), "{text:?}"),
+                other => panic!("{text:?}: {:?}", other.err()),
+            }
+        }
+        let err = read("caf\u{e9}\ncafe\u{301}\n").err().unwrap().to_string();
+        // The message shows the combining accent escaped: the difference.
+        let want = "line 2: node name \"cafe\\u{301}\" prints like \"caf\u{e9}\" of line 1";
+        assert!(err.starts_with(want), "{err}");
+        // One name repeated on purpose, and names that only look near.
+        assert!(read("caf\u{e9}\n+caf\u{e9}\ncafe\nCAF\u{c9}\n").is_ok());
+        assert!(named(["caf\u{e9}", "cafe\u{301}"], Placement::Jump).is_err());
     }
 
     #[test]
