@@ -1,17 +1,19 @@
 //! Node-table files (`jumpshard::NodeTable::parse`) against a naive
 //! reading of the syntax: one name per line, `+NAME` for a node repeated on
 //! purpose, then blank-separated `removed=K` or `weight=W` attributes, and
-//! a comment from a `#` after a blank; the same table or the same refused
-//! line. Whether removals replay is left to the library (its own tests replay them against Memento), so a table
-//! with removals or weights may still be refused as a whole. An accepted
-//! table writes back (`to_text`) to text that parses to itself, and never
-//! places a key on a removed slot.
+//! a comment from a `#` after a blank; names that print alike (the same
+//! NFKC form) are refused. The same table or the same refused line.
+//! Whether removals replay is left to the library (its own tests replay
+//! them against Memento), so a table with removals or weights may still be
+//! refused as a whole. An accepted table writes back (`to_text`) to text
+//! that parses to itself, and never places a key on a removed slot.
 
 #![no_main]
 #![deny(missing_docs)]
 
 use jumpshard::{NodeTable, TableError};
 use libfuzzer_sys::fuzz_target;
+use unicode_normalization::UnicodeNormalization;
 
 /// Whether `name` can name a node: not empty, no leading `+`, no
 /// whitespace, control character, `,`, `"`, or format character that
@@ -95,6 +97,11 @@ fn naive(text: &str) -> Result<Naive, usize> {
         if !fit(name) || seen != marked {
             return Err(i + 1);
         }
+        // A new name that prints like another: the same NFKC form.
+        let form = |n: &str| n.nfkc().collect::<String>();
+        if !seen && table.slots.iter().any(|s| form(s) == form(name)) {
+            return Err(i + 1);
+        }
         table.slots.push(name.to_owned());
         let mut on_line: Vec<&str> = Vec::new();
         for field in rest.split([' ', '\t']).filter(|f| !f.is_empty()) {
@@ -141,6 +148,7 @@ fuzz_target!(|data: &[u8]| {
                 | TableError::BadName { line, .. }
                 | TableError::UnmarkedRepeat { line, .. }
                 | TableError::MarkedFirst { line, .. }
+                | TableError::LookAlike { line, .. }
                 | TableError::BadAttribute { line, .. } => line,
                 other => panic!("{other:?}"),
             };
