@@ -55,6 +55,25 @@ fn write_table_dash_is_standard_output() {
     assert_eq!(listing(d.path()), ["old"]);
 }
 
+/// A closed standard output stops a command whose table or plot goes
+/// there before any work.
+#[test]
+fn a_dash_output_on_a_closed_standard_output_is_refused_first() {
+    let d = dir();
+    let old = table(d.path(), "old", "a\nb\nc\n");
+    for extra in [&["--write-table", "-"][..], &["--plot", "-"][..]] {
+        let mut closed = std::process::Command::new("sh");
+        closed
+            .args(["-c", "exec \"$@\" >&-", "sh"])
+            .arg(BIN)
+            .args(["remove", "--from-nodes", path_str(&old), "--node", "b"])
+            .args(["--generate", "1000000000000"])
+            .args(extra);
+        let o = run_command(&mut closed, b"");
+        assert_fails(&o, &["standard output is closed"]);
+    }
+}
+
 #[test]
 fn plot_dash_is_standard_output_and_two_dashes_clash() {
     let d = dir();

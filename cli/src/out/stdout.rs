@@ -64,9 +64,11 @@ pub enum ReportTo {
 
 impl ReportTo {
     /// The summary's destination; `results_on_stdout` sends it to
-    /// standard error.
+    /// standard error (standard output must then be open, checked now,
+    /// before any work).
     pub fn open(results_on_stdout: bool) -> Result<ReportTo, String> {
         if results_on_stdout {
+            Stdout::open()?;
             Ok(ReportTo::Stderr)
         } else {
             Stdout::open().map(ReportTo::Stdout)
