@@ -84,6 +84,7 @@
 //! ```
 
 mod change;
+mod names;
 mod placement;
 mod removal;
 mod replicas;

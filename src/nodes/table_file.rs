@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use super::names::{name_problem, Forms};
 use super::placement::Placement;
 use super::table_error::{TableError, MAX_SLOTS};
 use crate::{BucketCount, Error};
@@ -94,48 +95,6 @@ where
         builder.push(i + 1, name.as_ref())?;
     }
     builder.finish(placement)
-}
-
-/// Why `name` cannot be a node name, if it cannot.
-fn name_problem(name: &str) -> Option<&'static str> {
-    if name.starts_with('+') {
-        return Some("starts with '+', which marks a repeated node");
-    }
-    name.chars().find_map(|c| {
-        if c.is_whitespace() {
-            Some("contains whitespace")
-        } else if c.is_control() {
-            Some("contains a control character")
-        } else if c == ',' || c == '"' {
-            Some("contains ',' or '\"', which CSV move lists would have to quote")
-        } else if is_invisible(c) {
-            Some(
-                "contains an invisible character (a zero-width space, joiner or mark, a byte \
-                 order mark, a direction control), which would make two names that print alike",
-            )
-        } else {
-            None
-        }
-    })
-}
-
-/// Whether `c` prints as nothing: Unicode's format characters that
-/// editors and copy-paste leave in text (soft hyphen, zero-width space,
-/// joiners and marks, direction controls, word joiner, byte order mark,
-/// interlinear annotation, the Mongolian vowel separator).
-fn is_invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{00AD}'
-            | '\u{061C}'
-            | '\u{180E}'
-            | '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{206F}'
-            | '\u{FEFF}'
-            | '\u{FFF9}'..='\u{FFFB}'
-    )
 }
 
 /// The attributes of a table file's lines, gathered as they are read.
@@ -283,11 +242,8 @@ struct Builder {
     /// Name to (index in `names`, line of its first slot).
     index: HashMap<String, (u32, usize)>,
     slots: Vec<u32>,
-    /// The names' indexes by their NFKC form, kept from the first name
-    /// that is not ASCII on (an ASCII name is its own form, so that a
-    /// table of ASCII names needs none).
-    #[cfg(feature = "unicode-names")]
-    forms: Option<HashMap<String, u32>>,
+    /// The names by their printed form.
+    forms: Forms,
 }
 
 impl Builder {
@@ -297,50 +253,8 @@ impl Builder {
             names: Vec::new(),
             index: HashMap::new(),
             slots: Vec::new(),
-            #[cfg(feature = "unicode-names")]
-            forms: None,
+            forms: Forms::default(),
         }
-    }
-
-    /// Refuses the new name `name`, on line `line`, if it prints like a
-    /// name already in the table: the same NFKC form.
-    #[cfg(feature = "unicode-names")]
-    fn check_form(&mut self, line: usize, name: &str) -> Result<(), TableError> {
-        use unicode_normalization::UnicodeNormalization;
-        if self.forms.is_none() && name.is_ascii() {
-            return Ok(());
-        }
-        let names = &self.names;
-        let forms = self.forms.get_or_insert_with(|| {
-            (0..names.len() as u32)
-                .map(|i| (names[i as usize].clone(), i))
-                .collect()
-        });
-        let form: String = match name.is_ascii() {
-            true => name.to_owned(),
-            false => name.nfkc().collect(),
-        };
-        match forms.get(&form) {
-            Some(&other) => {
-                let other = &self.names[other as usize];
-                Err(TableError::LookAlike {
-                    line,
-                    name: name.to_owned(),
-                    other: other.clone(),
-                    other_line: self.index[other].1,
-                })
-            }
-            None => {
-                forms.insert(form, self.names.len() as u32);
-                Ok(())
-            }
-        }
-    }
-
-    /// Without Unicode's tables, names are told apart as written.
-    #[cfg(not(feature = "unicode-names"))]
-    fn check_form(&mut self, _line: usize, _name: &str) -> Result<(), TableError> {
-        Ok(())
     }
 
     fn first_line(&self, name: &str) -> Option<usize> {
@@ -362,7 +276,15 @@ impl Builder {
             });
         }
         if !self.index.contains_key(name) {
-            self.check_form(line, name)?;
+            if let Some(other) = self.forms.look_alike(&self.names, name) {
+                let other = &self.names[other as usize];
+                return Err(TableError::LookAlike {
+                    line,
+                    name: name.to_owned(),
+                    other: other.clone(),
+                    other_line: self.index[other].1,
+                });
+            }
         }
         let next = self.names.len() as u32;
         let &mut (node, _) = self.index.entry(name.to_owned()).or_insert_with(|| {
