@@ -66,8 +66,9 @@ pub struct InputArgs {
           value_parser = limits::any_u64)]
     generate: Option<u64>,
     /// With `--key-format bytes`, the longest line accepted, in bytes (its
-    /// `\n` or `\r\n` not counted), 1 to 1073741824; a longer line is an
-    /// error naming it.
+    /// `\n` or `\r\n` not counted); with `csv`, the longest record (its
+    /// line end counted); 1 to 1073741824; a longer one is an error naming
+    /// its line.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_BYTES,
           allow_negative_numbers = true, value_parser = limits::line_bytes)]
     max_line_bytes: usize,
