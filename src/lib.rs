@@ -79,7 +79,9 @@ pub use kernel::cpu::Cpu;
 pub use kernel::division::{Division, DIVISION_ENV};
 pub use kernel::Kernel;
 pub use memento::Memento;
-pub use nodes::{ChangeCounts, NodeMove, NodePlan, NodeTable, TableChange, TableError};
+pub use nodes::{
+    ChangeCounts, NodeMove, NodePlan, NodeTable, TableChange, TableError, TableFingerprint,
+};
 #[cfg(feature = "parallel")]
 pub use parallel::batch_parallel;
 pub use plan::{DestinationCounts, Move, MovePlan, PlanScratch, Resize};

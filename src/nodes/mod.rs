@@ -84,6 +84,7 @@
 //! ```
 
 mod change;
+pub mod fingerprint;
 mod names;
 mod placement;
 mod removal;
@@ -94,6 +95,7 @@ mod table_error;
 mod table_file;
 
 pub use change::{ChangeCounts, NodeMove, NodePlan, TableChange};
+pub use fingerprint::{FingerprintParseError, TableFingerprint, FINGERPRINT_PREFIX};
 pub use removal::{NodeRemoval, Removal, RemovalError};
 pub use replicas::ReplicaError;
 pub use restore::{restore, RestoreError};

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use super::fingerprint::{self, TableFingerprint};
 use super::placement::Placement;
 use super::table_error::TableError;
 use super::table_file::{self, Slots};
@@ -83,6 +84,26 @@ impl NodeTable {
             text.push('\n');
         }
         text
+    }
+
+    /// The fingerprint of what this table means: its slots' names in
+    /// order, its removals in their order and its weights, and nothing of
+    /// how its file is written (comments, spacing, the order of a line's
+    /// attributes, the spelling of numbers). Two routers whose tables have
+    /// the same fingerprint place every key alike; the encoding is
+    /// [`crate::nodes::fingerprint`]'s.
+    ///
+    /// ```
+    /// use jumpshard::NodeTable;
+    ///
+    /// let a = NodeTable::parse("db-a\ndb-b removed=1\ndb-c\n")?;
+    /// let b = NodeTable::parse("db-a   # primary rack\ndb-b\tremoved=1\r\ndb-c")?;
+    /// assert_eq!(a.fingerprint(), b.fingerprint());
+    /// assert!(a.fingerprint().to_string().starts_with("jt1:"));
+    /// # Ok::<(), jumpshard::TableError>(())
+    /// ```
+    pub fn fingerprint(&self) -> TableFingerprint {
+        fingerprint::of(self)
     }
 
     /// The number of slots, N (removed ones included: the b-array).
