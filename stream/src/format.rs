@@ -5,8 +5,9 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeyFormat {
     /// Told from the input: a directory or a file starting with `PAR1` is
-    /// Parquet, a `.csv` file is CSV, binary data is u64le, and text is
-    /// refused (whether it holds decimal keys or byte keys cannot be told).
+    /// Parquet, a `.csv` file is CSV, binary data is u64le; text is refused
+    /// (whether it holds decimal keys or byte keys cannot be told), and so
+    /// is compressed data (see [`crate::not_keys`]).
     Auto,
     /// 8-byte little-endian unsigned integers, back to back.
     U64le,
