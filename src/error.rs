@@ -199,6 +199,13 @@ impl fmt::Display for Error {
             Error::AllWeightsZero => {
                 f.write_str("every weight is zero: at least one bucket must take keys")
             }
+            Error::TooManyReplicas { replicas, buckets } if *replicas <= *buckets as usize => {
+                write!(
+                    f,
+                    "{replicas} replicas asked: a set holds at most {} members",
+                    crate::replicas::MAX_REPLICAS
+                )
+            }
             Error::TooManyReplicas { replicas, buckets } => write!(
                 f,
                 "{replicas} replicas asked of {buckets} buckets: a set holds distinct buckets"

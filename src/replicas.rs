@@ -45,6 +45,13 @@
 use crate::kernel::scalar::{jump, next_jump, LCG_MULTIPLIER};
 use crate::{active_kernel, BucketCount, Error};
 
+/// The most members a set may have. A set's working memory grows with `k`
+/// and its time with `k^2` per key, so a count of billions, legal against
+/// a count of 2^31 - 1 buckets, would exhaust memory instead of failing:
+/// [`check`] refuses it by value first, naming this limit. A replica set
+/// holds a handful of members; a thousand is already far past any use.
+pub const MAX_REPLICAS: usize = 1024;
+
 /// The key that slot `slot` (1 or more) runs Figure 1's loop over.
 #[inline]
 fn slot_key(key: u64, slot: usize) -> u64 {
@@ -150,7 +157,7 @@ pub fn set(key: u64, num_buckets: BucketCount, out: &mut [u32]) -> Result<(), Er
 /// # Ok::<(), jumpshard::Error>(())
 /// ```
 pub fn check(k: usize, num_buckets: BucketCount) -> Result<(), Error> {
-    if k > num_buckets.get() as usize {
+    if k > num_buckets.get() as usize || k > MAX_REPLICAS {
         return Err(Error::TooManyReplicas {
             replicas: k,
             buckets: num_buckets.get(),
@@ -328,5 +335,33 @@ mod tests {
             Err(Error::LengthMismatch { keys: 4, out: 3 })
         );
         assert_eq!(a, [9; 4]);
+    }
+
+    /// A count of members legal against 2^31 - 1 buckets but past
+    /// [`MAX_REPLICAS`] is refused by value, naming the limit, before a
+    /// set is sized by it; the limit itself is served.
+    #[test]
+    fn sets_past_the_limit_are_refused_before_anything_is_sized() {
+        let n = BucketCount::new((1 << 31) - 1).unwrap();
+        for k in [MAX_REPLICAS + 1, 1 << 20, (1 << 31) - 1] {
+            let err = check(k, n).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!("{k} replicas asked: a set holds at most 1024 members")
+            );
+        }
+        assert_eq!(check(MAX_REPLICAS, n), Ok(()));
+        let mut set_of_limit = vec![0u32; MAX_REPLICAS];
+        set(42, n, &mut set_of_limit).unwrap();
+        let mut sorted = set_of_limit.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), MAX_REPLICAS);
+        assert_eq!(
+            check(5, BucketCount::new(3).unwrap())
+                .unwrap_err()
+                .to_string(),
+            "5 replicas asked of 3 buckets: a set holds distinct buckets"
+        );
     }
 }

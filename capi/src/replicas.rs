@@ -13,7 +13,7 @@ use jumpshard::BucketCount;
 /// then `k` against it.
 fn counts(num_buckets: i32, k: usize) -> Result<BucketCount, jumpshard_status> {
     let n = BucketCount::try_from(num_buckets).map_err(|e| jumpshard_status::of(&e))?;
-    if k > n.get() as usize {
+    if jumpshard::replicas::check(k, n).is_err() {
         return Err(JUMPSHARD_ERROR_TOO_MANY_REPLICAS);
     }
     Ok(n)
@@ -28,7 +28,8 @@ fn counts(num_buckets: i32, k: usize) -> Result<BucketCount, jumpshard_status> {
 /// Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
 /// this order: `JUMPSHARD_ERROR_INVALID_BUCKET_COUNT` (`num_buckets`
 /// outside 1..INT32_MAX); `JUMPSHARD_ERROR_TOO_MANY_REPLICAS`
-/// (`k > num_buckets`); for `out`, `JUMPSHARD_ERROR_NULL_POINTER` (NULL with
+/// (`k > num_buckets`, or `k > 1024`,
+/// the most members a set may have); for `out`, `JUMPSHARD_ERROR_NULL_POINTER` (NULL with
 /// `k > 0`), `JUMPSHARD_ERROR_MISALIGNED_POINTER`,
 /// `JUMPSHARD_ERROR_INVALID_LENGTH`. On any error `out` is not written.
 /// With `k == 0` nothing is written and `out` may be NULL.
@@ -64,7 +65,8 @@ pub unsafe extern "C" fn jumpshard_replicas(
 /// Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
 /// this order: `JUMPSHARD_ERROR_INVALID_BUCKET_COUNT` (`num_buckets`
 /// outside 1..INT32_MAX); `JUMPSHARD_ERROR_TOO_MANY_REPLICAS`
-/// (`k > num_buckets`); for `keys` (`len` elements), then `out` (`k * len`
+/// (`k > num_buckets`, or `k > 1024`,
+/// the most members a set may have); for `keys` (`len` elements), then `out` (`k * len`
 /// elements): `JUMPSHARD_ERROR_NULL_POINTER` (NULL with elements),
 /// `JUMPSHARD_ERROR_MISALIGNED_POINTER`, `JUMPSHARD_ERROR_INVALID_LENGTH`
 /// (also when `k * len` overflows); then

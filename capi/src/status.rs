@@ -61,7 +61,8 @@ pub enum jumpshard_status {
     /// describes a cluster with one bucket fewer.
     JUMPSHARD_ERROR_SHRINK_IN_REMOVALS = 14,
     /// More replicas were asked for than there are buckets (`k` above
-    /// `num_buckets`): a replica set holds distinct buckets.
+    /// `num_buckets`): a replica set holds distinct buckets; or more than
+    /// 1024, the most members a set may have.
     JUMPSHARD_ERROR_TOO_MANY_REPLICAS = 15,
     /// A bucket weight is negative, NaN or infinite.
     JUMPSHARD_ERROR_INVALID_WEIGHT = 16,
@@ -143,7 +144,7 @@ impl jumpshard_status {
                   describe the cluster with one bucket fewer"
             }
             JUMPSHARD_ERROR_TOO_MANY_REPLICAS => {
-                c"more replicas than buckets: a replica set holds distinct buckets"
+                c"more replicas than buckets, or than 1024: a replica set holds at most 1024 distinct buckets"
             }
             JUMPSHARD_ERROR_INVALID_WEIGHT => {
                 c"invalid weight: weights must be finite and not negative"

@@ -55,10 +55,10 @@ pub fn threads(s: &str) -> Result<usize, String> {
     whole(s, 0, MAX_THREADS).map(|v| v as usize)
 }
 
-/// A replica count K: 1 to 2^31 - 1 (what the input allows is checked once
-/// it is read).
+/// A replica count K: 1 to [`jumpshard::replicas::MAX_REPLICAS`] (what
+/// the input allows is checked once it is read).
 pub fn replicas(s: &str) -> Result<usize, String> {
-    whole(s, 1, MAX_BUCKETS).map(|v| v as usize)
+    whole(s, 1, jumpshard::replicas::MAX_REPLICAS as u64).map(|v| v as usize)
 }
 
 /// Keys held in memory, at least `min` (0 or 1).

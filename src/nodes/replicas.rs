@@ -57,7 +57,8 @@ impl fmt::Display for ReplicaError {
         match self {
             ReplicaError::TooManyReplicas { replicas, working } => write!(
                 f,
-                "{replicas} replicas: a set holds 1 to {working} distinct working slots here"
+                "{replicas} replicas: a set holds 1 to {} distinct working slots here",
+                (*working).min(crate::replicas::MAX_REPLICAS)
             ),
             ReplicaError::Weighted => {
                 f.write_str("a table has weights; replica sets are drawn from unweighted slots")
@@ -89,7 +90,7 @@ impl NodeTable {
             });
         }
         let working = self.len() - self.removals().len();
-        if k == 0 || k > working {
+        if k == 0 || k > working.min(crate::replicas::MAX_REPLICAS) {
             return Err(ReplicaError::TooManyReplicas {
                 replicas: k,
                 working,

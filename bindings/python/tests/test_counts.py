@@ -48,6 +48,22 @@ def test_replica_counts_are_checked_before_any_allocation(k):
             assert isinstance(result, ValueError), result
 
 
+def test_replica_counts_legal_against_huge_clusters_are_capped():
+    """k below a count of 2**31 - 1 buckets but past the most members a
+    set may have (1024) is refused by value, not left to exhaust memory."""
+    huge = jumpshard.Memento(2**31 - 1)
+    for call in (
+        lambda k: jumpshard.replicas(KEYS, 2**31 - 1, k),
+        lambda k: jumpshard.replicas(7, 2**31 - 1, k),
+        lambda k: huge.replicas(KEYS, k),
+        lambda k: huge.replicas(7, k),
+    ):
+        for k in (1025, 2**20, 2**31 - 1):
+            with pytest.raises(ValueError, match="at most 1024"):
+                call(k)
+    assert len(jumpshard.replicas(7, 2**31 - 1, 1024)) == 1024
+
+
 @pytest.mark.parametrize("k", EXTREMES + [2**40])
 def test_arrow_replica_moves_refuse_huge_counts(k):
     table = pa.table({"key": pa.array(KEYS)})

@@ -18,7 +18,8 @@ use crate::status::jumpshard_status;
 /// Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
 /// this order: for `memento`, `JUMPSHARD_ERROR_NULL_POINTER` and
 /// `JUMPSHARD_ERROR_MISALIGNED_POINTER`; `JUMPSHARD_ERROR_TOO_MANY_REPLICAS`
-/// (`k` above the working count); for `out`, `JUMPSHARD_ERROR_NULL_POINTER`
+/// (`k` above the working count or above 1024, the most members a set may
+/// have); for `out`, `JUMPSHARD_ERROR_NULL_POINTER`
 /// (NULL with `k > 0`), `JUMPSHARD_ERROR_MISALIGNED_POINTER`,
 /// `JUMPSHARD_ERROR_INVALID_LENGTH`. On any error `out` is not written
 /// (after `JUMPSHARD_ERROR_PANIC` its contents are unspecified). With
@@ -64,9 +65,9 @@ pub unsafe extern "C" fn jumpshard_memento_replicas(
 /// Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
 /// this order: for `memento`, `JUMPSHARD_ERROR_NULL_POINTER` and
 /// `JUMPSHARD_ERROR_MISALIGNED_POINTER`; `JUMPSHARD_ERROR_TOO_MANY_REPLICAS`
-/// (`k` above the working count); for `keys` (`len` elements), then `out`
-/// (`k * len` elements): `JUMPSHARD_ERROR_NULL_POINTER` (NULL with
-/// elements), `JUMPSHARD_ERROR_MISALIGNED_POINTER`,
+/// (`k` above the working count or above 1024, the most members a set may
+/// have); for `keys` (`len` elements), then `out` (`k * len` elements):
+/// `JUMPSHARD_ERROR_NULL_POINTER` (NULL with elements), `JUMPSHARD_ERROR_MISALIGNED_POINTER`,
 /// `JUMPSHARD_ERROR_INVALID_LENGTH` (also when `k * len` overflows); then
 /// `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS`. On any error `out` is not written
 /// (after `JUMPSHARD_ERROR_PANIC` its contents are unspecified). With

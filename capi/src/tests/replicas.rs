@@ -112,15 +112,21 @@ fn replica_refusals_write_nothing() {
             jumpshard_replicas_batch(k, usize::MAX, 10, 2, o),
             INVALID_LENGTH
         );
-        // Keys that fit the address space, with k columns that do not:
-        // k * len overflows, or k * len elements are too many bytes.
-        let (len, k_max) = (1usize << 40, i32::MAX as usize);
+        // A k legal against the buckets but past the most members a set
+        // may have is refused first, before any length is looked at.
+        let len = 1usize << 40;
         assert_eq!(
-            jumpshard_replicas_batch(k, len, i32::MAX, k_max, o),
-            INVALID_LENGTH
+            jumpshard_replicas_batch(k, len, i32::MAX, i32::MAX as usize, o),
+            TOO_MANY_REPLICAS
         );
         assert_eq!(
-            jumpshard_replicas_batch(k, len, i32::MAX, 1 << 21, o),
+            jumpshard_replicas_batch(k, len, i32::MAX, 1025, o),
+            TOO_MANY_REPLICAS
+        );
+        // Keys that fit the address space, with k columns that do not:
+        // k * len elements are too many bytes.
+        assert_eq!(
+            jumpshard_replicas_batch(k, 1 << 52, i32::MAX, 1024, o),
             INVALID_LENGTH
         );
         let shared = keys.as_ptr().cast_mut().cast::<i32>();
@@ -135,8 +141,13 @@ fn replica_refusals_write_nothing() {
         );
         assert_eq!(jumpshard_replicas_batch(k, 8, 10, 0, null), OK);
         assert_eq!(
-            jumpshard_replicas_batch(std::ptr::null(), 0, i32::MAX, i32::MAX as usize, null),
+            jumpshard_replicas_batch(std::ptr::null(), 0, i32::MAX, 1024, null),
             OK
+        );
+        // With no keys too, k is checked by value.
+        assert_eq!(
+            jumpshard_replicas_batch(std::ptr::null(), 0, i32::MAX, i32::MAX as usize, null),
+            TOO_MANY_REPLICAS
         );
     }
     assert_eq!(out, [UNTOUCHED; 16]);
