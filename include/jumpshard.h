@@ -41,6 +41,12 @@
 
 
 /**
+ * The bytes `jumpshard_table_fingerprint` writes: `jt1:`, 32 lowercase
+ * hexadecimal digits and a terminating NUL.
+ */
+#define JUMPSHARD_TABLE_FINGERPRINT_SIZE 37
+
+/**
  * What every fallible function returns: `JUMPSHARD_OK` (0) on success,
  * otherwise one code per kind of error. The values are part of the ABI:
  * new codes may be added, existing ones never change.
@@ -984,6 +990,28 @@ jumpshard_status jumpshard_table_batch(const struct jumpshard_table *table,
                                        const uint64_t *keys,
                                        size_t len,
                                        int32_t *out);
+
+/**
+ * Writes the table's fingerprint to `out[0..JUMPSHARD_TABLE_FINGERPRINT_SIZE]`
+ * as a NUL-terminated string, `jt1:` and 32 lowercase hexadecimal digits:
+ * XXH3-128 of the table's meaning (its slots' names in order, its removal
+ * order, its weights), the same for every spelling of the table (comments,
+ * blanks, line ends, how a number is written) and the value the CLI's
+ * `jumpshard table fingerprint`, the Rust API's `NodeTable::fingerprint`
+ * and the Python module print. Two tables with the same fingerprint place
+ * every key alike.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `table`, then `out`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER` (a table handle only). On any
+ * error `out` is not written.
+ *
+ * # Safety
+ * `table` must be NULL or a live handle; `out` must be NULL or point to
+ * `JUMPSHARD_TABLE_FINGERPRINT_SIZE` writable bytes that no other thread
+ * accesses during the call.
+ */
+jumpshard_status jumpshard_table_fingerprint(const struct jumpshard_table *table, char *out);
 
 /**
  * The version of the library that is loaded, "MAJOR.MINOR.PATCH": compare

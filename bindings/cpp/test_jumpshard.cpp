@@ -215,6 +215,9 @@ int main() {
         CHECK(t.batch(keys) == m.batch(keys));
         for (auto k : keys) CHECK(t.node(k) != "b");
         CHECK(t.slot_name(1) == "b");
+        CHECK(t.fingerprint() == jumpshard::table("a # x\r\nb\tremoved=1\r\nc").fingerprint());
+        CHECK(t.fingerprint().size() == 36 && t.fingerprint().rfind("jt1:", 0) == 0);
+        CHECK(t.fingerprint() != jumpshard::table("a\nb\nc\n").fingerprint());
         bool refused = false;
         try {
             jumpshard::table bad("a\nb\na\n");
@@ -224,6 +227,7 @@ int main() {
         CHECK(refused);
         jumpshard::table moved = std::move(t);
         CHECK(moved.size() == 3 && t.size() == -1);
+        CHECK(throws_status([&] { (void)t.fingerprint(); }, JUMPSHARD_ERROR_NULL_POINTER));
     });
 
     run("memento", [&](bool &ok) {

@@ -29,6 +29,7 @@ mod plan;
 mod replicas;
 mod status;
 mod table;
+mod table_fingerprint;
 mod version;
 mod weights;
 

@@ -19,7 +19,7 @@ use jumpshard::NodeTable;
 /// threads may look keys up in it at once; only `jumpshard_table_free`
 /// needs it to itself.
 #[allow(non_camel_case_types)] // the C name
-pub struct jumpshard_table(NodeTable);
+pub struct jumpshard_table(pub(crate) NodeTable);
 
 /// Parses the node-table file text `text[0..len]` (UTF-8; the syntax of
 /// `docs/cluster-operations.md`: one node name per line, line i+1 serving

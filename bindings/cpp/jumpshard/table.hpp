@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -80,6 +81,14 @@ public:
         std::int32_t slot = -1;
         detail::check(jumpshard_table_batch(handle_, &key, 1, &slot));
         return slot_name(slot);
+    }
+
+    // The table's fingerprint, "jt1:" and 32 hex digits: the same text for
+    // every spelling of the table, and the one every front end prints.
+    std::string fingerprint() const {
+        char out[JUMPSHARD_TABLE_FINGERPRINT_SIZE];
+        detail::check(jumpshard_table_fingerprint(handle_, out));
+        return std::string(out);
     }
 
     jumpshard_table *get() const noexcept { return handle_; }

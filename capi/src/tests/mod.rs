@@ -149,4 +149,5 @@ mod memento_golden;
 mod memento_refusals;
 mod plan;
 mod replicas;
+mod table_fingerprint;
 mod weights;

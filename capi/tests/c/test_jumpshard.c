@@ -126,6 +126,7 @@ static bool use_kernel(const char *kernel) {
 #include "plan_cases.inc"
 #include "placement_cases.inc"
 #include "memento_replica_cases.inc"
+#include "table_cases.inc"
 
 int main(int argc, char **argv) {
     if (argc > 1) golden_path = argv[1];
@@ -151,6 +152,7 @@ int main(int argc, char **argv) {
     run("memento_replicas", test_memento_replicas);
     run("weights", test_weights);
     run("table", test_table);
+    run("table_fingerprint", test_table_fingerprint);
     free_golden();
     printf("test_jumpshard: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
