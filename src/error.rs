@@ -121,6 +121,14 @@ pub enum Error {
         /// The buckets available.
         buckets: u32,
     },
+    /// A replica set larger than any set may be
+    /// ([`crate::replicas::MAX_REPLICAS`]), whatever the buckets.
+    ReplicasOverLimit {
+        /// The replicas asked for.
+        replicas: usize,
+        /// The most members a set may have.
+        limit: usize,
+    },
     /// A removal list whose first removal is the b-array's last bucket,
     /// which is a shrink, never remembered.
     ShrinkInRemovals {
@@ -199,13 +207,10 @@ impl fmt::Display for Error {
             Error::AllWeightsZero => {
                 f.write_str("every weight is zero: at least one bucket must take keys")
             }
-            Error::TooManyReplicas { replicas, buckets } if *replicas <= *buckets as usize => {
-                write!(
-                    f,
-                    "{replicas} replicas asked: a set holds at most {} members",
-                    crate::replicas::MAX_REPLICAS
-                )
-            }
+            Error::ReplicasOverLimit { replicas, limit } => write!(
+                f,
+                "{replicas} replicas asked: a set holds at most {limit} members"
+            ),
             Error::TooManyReplicas { replicas, buckets } => write!(
                 f,
                 "{replicas} replicas asked of {buckets} buckets: a set holds distinct buckets"

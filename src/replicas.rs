@@ -127,9 +127,8 @@ impl Slots {
 }
 
 /// The replica set of `key` among `num_buckets`, one bucket per element of
-/// `out` (`k = out.len()` distinct buckets, `out[0]` Figure 1's). Fails with
-/// [`Error::TooManyReplicas`], leaving `out` untouched, when `k` exceeds the
-/// bucket count.
+/// `out` (`k = out.len()` distinct buckets, `out[0]` Figure 1's). Fails as
+/// [`check`] does, leaving `out` untouched.
 pub fn set(key: u64, num_buckets: BucketCount, out: &mut [u32]) -> Result<(), Error> {
     check(out.len(), num_buckets)?;
     if out.is_empty() {
@@ -141,9 +140,10 @@ pub fn set(key: u64, num_buckets: BucketCount, out: &mut [u32]) -> Result<(), Er
 }
 
 /// Whether sets of `k` members can be drawn from `num_buckets` buckets:
-/// [`Error::TooManyReplicas`], naming both, when `k` exceeds the count.
-/// Front ends call it with the count their caller gave, before they
-/// allocate `k` columns or sets.
+/// [`Error::TooManyReplicas`], naming both, when `k` exceeds the count, and
+/// [`Error::ReplicasOverLimit`] when it does not but exceeds
+/// [`MAX_REPLICAS`]. Front ends call it with the count their caller gave,
+/// before they allocate `k` columns or sets.
 ///
 /// ```
 /// use jumpshard::{replicas, BucketCount, Error};
@@ -154,10 +154,20 @@ pub fn set(key: u64, num_buckets: BucketCount, out: &mut [u32]) -> Result<(), Er
 ///     replicas::check(1 << 40, n),
 ///     Err(Error::TooManyReplicas { replicas: 1 << 40, buckets: 10 })
 /// );
+/// assert_eq!(
+///     replicas::check(5000, BucketCount::new(1 << 20)?),
+///     Err(Error::ReplicasOverLimit { replicas: 5000, limit: 1024 })
+/// );
 /// # Ok::<(), jumpshard::Error>(())
 /// ```
 pub fn check(k: usize, num_buckets: BucketCount) -> Result<(), Error> {
-    if k > num_buckets.get() as usize || k > MAX_REPLICAS {
+    if k > MAX_REPLICAS && k <= num_buckets.get() as usize {
+        return Err(Error::ReplicasOverLimit {
+            replicas: k,
+            limit: MAX_REPLICAS,
+        });
+    }
+    if k > num_buckets.get() as usize {
         return Err(Error::TooManyReplicas {
             replicas: k,
             buckets: num_buckets.get(),
@@ -168,9 +178,9 @@ pub fn check(k: usize, num_buckets: BucketCount) -> Result<(), Error> {
 
 /// The replica sets of a batch of keys, as `k` columns: `columns[j][i]` is
 /// member `j` of the set of `keys[i]` ([`set`]). Column 0 runs on the
-/// [`crate::active_kernel`]. Fails, leaving every column untouched, with
-/// [`Error::TooManyReplicas`], or [`Error::LengthMismatch`] when a column's
-/// length differs from the keys'.
+/// [`crate::active_kernel`]. Fails, leaving every column untouched, as
+/// [`check`] does, or with [`Error::LengthMismatch`] when a column's length
+/// differs from the keys'.
 ///
 /// ```
 /// use jumpshard::{replicas, BucketCount};
@@ -197,7 +207,7 @@ pub fn batch(
 /// (`k` of them), at most `available` members: column 0 is Figure 1 on the
 /// kernels, the rest [`Slots::fill`]'s, each set then passed through
 /// `adjust` (a Memento's replay of its removals) before it is written.
-/// Fails, writing nothing, with [`Error::TooManyReplicas`] or
+/// Fails, writing nothing, as [`check`] does or with
 /// [`Error::LengthMismatch`].
 pub(crate) fn fill_columns(
     keys: &[u64],
@@ -345,6 +355,13 @@ mod tests {
         let n = BucketCount::new((1 << 31) - 1).unwrap();
         for k in [MAX_REPLICAS + 1, 1 << 20, (1 << 31) - 1] {
             let err = check(k, n).unwrap_err();
+            assert_eq!(
+                err,
+                Error::ReplicasOverLimit {
+                    replicas: k,
+                    limit: 1024
+                }
+            );
             assert_eq!(
                 err.to_string(),
                 format!("{k} replicas asked: a set holds at most 1024 members")

@@ -183,7 +183,9 @@ impl jumpshard_status {
                 jumpshard_status::JUMPSHARD_ERROR_LAST_WORKING_BUCKET
             }
             Error::ShrinkInRemovals { .. } => jumpshard_status::JUMPSHARD_ERROR_SHRINK_IN_REMOVALS,
-            Error::TooManyReplicas { .. } => jumpshard_status::JUMPSHARD_ERROR_TOO_MANY_REPLICAS,
+            Error::TooManyReplicas { .. } | Error::ReplicasOverLimit { .. } => {
+                jumpshard_status::JUMPSHARD_ERROR_TOO_MANY_REPLICAS
+            }
             Error::InvalidWeight { .. } => jumpshard_status::JUMPSHARD_ERROR_INVALID_WEIGHT,
             Error::AllWeightsZero => jumpshard_status::JUMPSHARD_ERROR_ALL_WEIGHTS_ZERO,
             // The library's errors are non-exhaustive; one this crate does

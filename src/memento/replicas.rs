@@ -45,8 +45,8 @@ impl Memento {
     /// `out[0]` being [`Memento::bucket`] (see the construction in
     /// `jumpshard::memento`'s replica notes, in `docs/cluster-operations.md`).
     /// With nothing removed it is [`crate::replicas::set`] over the
-    /// b-array. Fails with [`Error::TooManyReplicas`], leaving `out`
-    /// untouched, when `k` exceeds the working count.
+    /// b-array. Fails as [`Memento::check_replicas`] does, leaving `out`
+    /// untouched.
     ///
     /// ```
     /// use jumpshard::{BucketCount, Memento};
@@ -72,7 +72,7 @@ impl Memento {
     /// The replica sets of a batch of keys as `k` columns: `columns[j][i]`
     /// is member `j` of the set of `keys[i]` ([`Memento::replicas`]).
     /// Column 0 runs on the [`crate::active_kernel`]. Fails, leaving every
-    /// column untouched, with [`Error::TooManyReplicas`], or
+    /// column untouched, as [`Memento::check_replicas`] does, or with
     /// [`Error::LengthMismatch`] when a column's length differs from the
     /// keys'.
     ///
@@ -100,7 +100,8 @@ impl Memento {
     }
 
     /// Whether sets of `k` members can be drawn here: [`Error::TooManyReplicas`],
-    /// naming `k` and the working count, when `k` exceeds it. Front ends call
+    /// naming `k` and the working count, when `k` exceeds it, and
+    /// [`Error::ReplicasOverLimit`] past [`crate::replicas::MAX_REPLICAS`]. Front ends call
     /// it with the caller's `k` before they allocate `k` columns or sets.
     ///
     /// ```
