@@ -49,6 +49,14 @@ impl NodeTable {
         self.inner.removals().to_vec()
     }
 
+    /// The fingerprint of the table's meaning, `jt1:` and 32 hex digits:
+    /// the same for every spelling of the table (comments, blanks, number
+    /// spelling) and the value every front end prints for it.
+    #[getter]
+    fn fingerprint(&self) -> String {
+        self.inner.fingerprint().to_string()
+    }
+
     /// The slot of one 64-bit key.
     fn bucket(&self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
         Ok(self.inner.bucket(args::key(key)?))
