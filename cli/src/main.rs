@@ -16,7 +16,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use commands::{assign, bench, bucket, kernels, lookup, remove, reshard, restore, verify};
+use commands::{assign, bench, bucket, kernels, lookup, remove, reshard, restore, table, verify};
 use out::signals;
 
 /// Jump consistent hash, bit-exact with Lamping and Veach's Figure 1, for
@@ -72,12 +72,18 @@ enum Command {
     /// Print the slot and node of keys given on the command line: decimal
     /// u64, or hex bytes placed the Memento-compatible way.
     Lookup(lookup::Args),
+    /// Node tables' meanings: `fingerprint` prints the value routers compare
+    /// before serving, `diff` says in words how two tables differ.
+    #[command(subcommand)]
+    Table(table::Command),
 }
 
 fn main() -> ExitCode {
     signals::install();
     let cli = Cli::parse();
     let result = match cli.command {
+        // Its own exit statuses: `table diff` has three, as diff(1).
+        Command::Table(command) => return table::run(&command),
         Command::Bucket { key, buckets } => bucket::run(key, buckets),
         Command::Kernels {
             supported,

@@ -14,11 +14,20 @@ use crate::out::destination;
 
 /// The table in the file at `path`, given with `option`.
 pub fn read(option: &str, path: &Path) -> Result<NodeTable, String> {
+    read_file(path).map_err(|e| format!("{option} {e}"))
+}
+
+/// The table in the file at `path`, errors starting with its name.
+pub fn read_file(path: &Path) -> Result<NodeTable, String> {
     let name = path.display();
-    let bytes = std::fs::read(path).map_err(|e| format!("{option} {name}: cannot read it: {e}"))?;
-    let text =
-        String::from_utf8(bytes).map_err(|e| format!("{option} {name}: not UTF-8 text ({e})"))?;
-    NodeTable::parse(&text).map_err(|e| format!("{option} {name}: {e}"))
+    let bytes = std::fs::read(path).map_err(|e| format!("{name}: cannot read it: {e}"))?;
+    parse_bytes(&name.to_string(), bytes)
+}
+
+/// The table in `bytes`, read from `name`, errors starting with it.
+pub fn parse_bytes(name: &str, bytes: Vec<u8>) -> Result<NodeTable, String> {
+    let text = String::from_utf8(bytes).map_err(|e| format!("{name}: not UTF-8 text ({e})"))?;
+    NodeTable::parse(&text).map_err(|e| format!("{name}: {e}"))
 }
 
 /// Writes `table` to `path`, complete or not at all (`-`: to standard

@@ -8,4 +8,5 @@ pub mod lookup;
 pub mod remove;
 pub mod reshard;
 pub mod restore;
+pub mod table;
 pub mod verify;

@@ -1,0 +1,191 @@
+//! `jumpshard table diff A B`: how two tables' meanings differ, in words,
+//! with their lines. Slots are compared by position, since a key's slot is
+//! its bucket number: a slot inserted in the middle renames every later
+//! slot, and the report says so.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use jumpshard::NodeTable;
+
+use crate::out::stdout::Stdout;
+
+/// Runs `diff`: 0 when the tables mean the same, 1 when they differ, 2 on
+/// an error.
+pub(super) fn run(a: &Path, b: &Path) -> ExitCode {
+    if a.as_os_str() == "-" && b.as_os_str() == "-" {
+        return super::fail("-: standard input can be only one of the two tables", 2);
+    }
+    let (ta, tb) = match super::read(a).and_then(|ta| Ok((ta, super::read(b)?))) {
+        Ok(tables) => tables,
+        Err(e) => return super::fail(&e, 2),
+    };
+    let lines = differences(&ta, &tb);
+    debug_assert_eq!(lines.is_empty(), ta == tb, "every difference has words");
+    let mut text = format!(
+        "--- {} {}\n+++ {} {}\n",
+        a.display(),
+        ta.fingerprint(),
+        b.display(),
+        tb.fingerprint()
+    );
+    if lines.is_empty() {
+        text.push_str("the same meaning: every key is placed alike\n");
+    } else {
+        for line in &lines {
+            text.push_str(line);
+            text.push('\n');
+        }
+        let s = if lines.len() == 1 { "" } else { "s" };
+        text.push_str(&format!("{} difference{s} in meaning\n", lines.len()));
+    }
+    let written = Stdout::open().and_then(|mut out| {
+        out.write_all(text.as_bytes())?;
+        out.finish()
+    });
+    match written {
+        Err(e) => super::fail(&e, 2),
+        Ok(()) if lines.is_empty() => ExitCode::SUCCESS,
+        Ok(()) => ExitCode::from(1),
+    }
+}
+
+/// Each slot's place in the removal order (1 for the first), if removed.
+fn removal_numbers(table: &NodeTable) -> Vec<Option<usize>> {
+    let mut numbers = vec![None; table.len()];
+    for (k, &slot) in table.removals().iter().enumerate() {
+        numbers[slot as usize] = Some(k + 1);
+    }
+    numbers
+}
+
+/// The weight of slot `i` (1 in a table without weights).
+fn weight(table: &NodeTable, i: usize) -> f64 {
+    table.weights().map_or(1.0, |w| w[i])
+}
+
+/// A slot's attributes as the file writes them (` removed=K`, ` weight=W`).
+fn attributes(table: &NodeTable, removal: Option<usize>, i: usize) -> String {
+    let mut text = String::new();
+    if let Some(k) = removal {
+        text.push_str(&format!(" removed={k}"));
+    }
+    if weight(table, i) != 1.0 {
+        text.push_str(&format!(" weight={}", weight(table, i)));
+    }
+    text
+}
+
+/// What differs between `a` and `b`, one sentence per difference, in line
+/// order (slots, then removals, then weights within a line). Empty exactly
+/// when the tables mean the same.
+pub(super) fn differences(a: &NodeTable, b: &NodeTable) -> Vec<String> {
+    let mut lines = Vec::new();
+    slot_differences(a, b, &mut lines);
+    let common = a.len().min(b.len());
+    let (ka, kb) = (removal_numbers(a), removal_numbers(b));
+    for i in 0..common {
+        let name = b.slot(i);
+        let said = match (ka[i], kb[i]) {
+            (None, Some(k)) => format!("slot {i} removed (removed={k}), {name}"),
+            (Some(k), None) => format!("slot {i}'s removal undone (was removed={k}), {name}"),
+            (Some(k), Some(l)) if k != l => {
+                format!("slot {i}'s removal reordered, removed={k} -> removed={l}, {name}")
+            }
+            _ => continue,
+        };
+        lines.push((i, format!("line {}: {said}", i + 1)));
+    }
+    for i in 0..common {
+        let (wa, wb) = (weight(a, i), weight(b, i));
+        if wa != wb {
+            let name = b.slot(i);
+            let said = format!("slot {i}'s weight changed, {wa} -> {wb}, {name}");
+            lines.push((i, format!("line {}: {said}", i + 1)));
+        }
+    }
+    // A stable sort: within a line, the order above.
+    lines.sort_by_key(|&(slot, _)| slot);
+    lines.into_iter().map(|(_, line)| line).collect()
+}
+
+/// The slots renamed, swapped, added and dropped, each with its first
+/// slot.
+fn slot_differences(a: &NodeTable, b: &NodeTable, lines: &mut Vec<(usize, String)>) {
+    let common = a.len().min(b.len());
+    let renamed: Vec<usize> = (0..common).filter(|&i| a.slot(i) != b.slot(i)).collect();
+    match renamed[..] {
+        [i, j] if a.slot(i) == b.slot(j) && a.slot(j) == b.slot(i) => lines.push((
+            i,
+            format!(
+                "lines {} and {}: slots {i} and {j} swap nodes, {} <-> {}",
+                i + 1,
+                j + 1,
+                a.slot(i),
+                a.slot(j)
+            ),
+        )),
+        _ => lines.extend(renamed.iter().map(|&i| {
+            let said = format!("slot {i} renamed, {} -> {}", a.slot(i), b.slot(i));
+            (i, format!("line {}: {said}", i + 1))
+        })),
+    }
+    let (ka, kb) = (removal_numbers(a), removal_numbers(b));
+    for (i, &k) in kb.iter().enumerate().skip(common) {
+        let said = format!("slot {i} added, {}{}", b.slot(i), attributes(b, k, i));
+        lines.push((i, format!("line {}: {said}", i + 1)));
+    }
+    for (i, &k) in ka.iter().enumerate().skip(common) {
+        let said = format!("slot {i} dropped, {}{}", a.slot(i), attributes(a, k, i));
+        lines.push((i, format!("line {}: {said}", i + 1)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diff(a: &str, b: &str) -> Vec<String> {
+        differences(&NodeTable::parse(a).unwrap(), &NodeTable::parse(b).unwrap())
+    }
+
+    #[test]
+    fn each_kind_of_difference_in_words() {
+        assert!(diff("a # x\nb weight=2\n", "a\nb weight=2.0\n").is_empty());
+        assert_eq!(
+            diff("a\nb\nc\n", "a\nx\nc\n"),
+            ["line 2: slot 1 renamed, b -> x"]
+        );
+        assert_eq!(
+            diff("a\nb\nc\n", "c\nb\na\n"),
+            ["lines 1 and 3: slots 0 and 2 swap nodes, a <-> c"]
+        );
+        assert_eq!(
+            diff("a\nb\n", "a\nb\nc weight=3\n"),
+            ["line 3: slot 2 added, c weight=3"]
+        );
+        assert_eq!(diff("a\nb\n+a\n", "a\nb\n"), ["line 3: slot 2 dropped, a"]);
+        assert_eq!(
+            diff("a\nb\nc\n", "a\nb removed=1\nc\n"),
+            ["line 2: slot 1 removed (removed=1), b"]
+        );
+        assert_eq!(
+            diff("a\nb removed=1\nc\n", "a\nb\nc\n"),
+            ["line 2: slot 1's removal undone (was removed=1), b"]
+        );
+        assert_eq!(
+            diff(
+                "a\nb removed=1\nc removed=2\nd\n",
+                "a\nb removed=2\nc removed=1\nd\n"
+            ),
+            [
+                "line 2: slot 1's removal reordered, removed=1 -> removed=2, b",
+                "line 3: slot 2's removal reordered, removed=2 -> removed=1, c"
+            ]
+        );
+        assert_eq!(
+            diff("a weight=2\nb\n", "a weight=2.5\nb\n"),
+            ["line 1: slot 0's weight changed, 2 -> 2.5, a"]
+        );
+    }
+}

@@ -1,0 +1,116 @@
+//! `jumpshard table`: what a node table means, told apart from how its
+//! file is written. `fingerprint` prints each table's fingerprint (the
+//! value routers compare before serving); `diff` says in words how two
+//! tables' meanings differ.
+
+mod diff;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use jumpshard::NodeTable;
+
+use crate::node_tables;
+use crate::out::stdout::Stdout;
+
+/// The subcommands of `jumpshard table`.
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// Print each table's fingerprint and file name, one line per file.
+    ///
+    /// The fingerprint, `jt1:` and 32 hex digits, is followed by two
+    /// spaces and the file name, as sha256sum prints. It
+    /// names the table's meaning (slots, their nodes and order, removals
+    /// and their order, weights), never its spelling (comments, blanks,
+    /// line ends, the order of attributes, how a number is written), and
+    /// is the value every front end computes (`NodeTable::fingerprint`,
+    /// `jumpshard_table_fingerprint`, Python's `NodeTable.fingerprint`).
+    /// A file that cannot be read is named on standard error and the exit
+    /// status is 1.
+    #[command(after_help = "Example:\n  \
+        $ jumpshard table fingerprint nodes.txt\n  \
+        jt1:d70b10eaa580f6c47d1adddea44280d3  nodes.txt\n  \
+        $ cat nodes.txt | jumpshard table fingerprint -\n  \
+        jt1:d70b10eaa580f6c47d1adddea44280d3  -")]
+    Fingerprint {
+        /// The table files; `-` reads standard input.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+    },
+    /// Say in words how two tables' meanings differ; exit 1 if they do.
+    ///
+    /// Slots added, dropped or renamed, removals added, undone or
+    /// reordered, weights changed, each with its line. Exits 0 when they mean the same (even if their
+    /// texts differ), 1 when they differ, 2 on an error, like diff(1).
+    #[command(after_help = "Example:\n  \
+        $ jumpshard table diff expected.txt loaded.txt\n  \
+        --- expected.txt jt1:...\n  \
+        +++ loaded.txt jt1:...\n  \
+        line 2: slot 1 removed (removed=1), db-b\n  \
+        1 difference in meaning")]
+    Diff {
+        /// The first table (`-`: standard input).
+        #[arg(value_name = "A")]
+        a: PathBuf,
+        /// The second table (`-`: standard input).
+        #[arg(value_name = "B")]
+        b: PathBuf,
+    },
+}
+
+/// Runs `table` as `command` asks; its own exit status, as `diff` needs
+/// three.
+pub fn run(command: &Command) -> ExitCode {
+    match command {
+        Command::Fingerprint { files } => fingerprint(files),
+        Command::Diff { a, b } => diff::run(a, b),
+    }
+}
+
+/// Prints `FINGERPRINT  FILE` for each file; 1 if any failed.
+fn fingerprint(files: &[PathBuf]) -> ExitCode {
+    let mut failed = false;
+    let mut out = match Stdout::open() {
+        Ok(out) => out,
+        Err(e) => return fail(&e, 1),
+    };
+    let mut stdin_read = false;
+    for file in files {
+        let text = if file.as_os_str() == "-" && std::mem::replace(&mut stdin_read, true) {
+            Err("-: standard input is read once; name it once".to_string())
+        } else {
+            read(file).map(|t| format!("{}  {}\n", t.fingerprint(), file.display()))
+        };
+        match text.and_then(|line| out.write_all(line.as_bytes())) {
+            Ok(()) => {}
+            Err(e) => {
+                eprintln!("jumpshard: {e}");
+                failed = true;
+            }
+        }
+    }
+    match out.finish() {
+        Ok(()) if !failed => ExitCode::SUCCESS,
+        Ok(()) => ExitCode::from(1),
+        Err(e) => fail(&e, 1),
+    }
+}
+
+/// The table in `path`, `-` being standard input.
+pub(super) fn read(path: &Path) -> Result<NodeTable, String> {
+    if path.as_os_str() != "-" {
+        return node_tables::read_file(path);
+    }
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("-: cannot read standard input: {e}"))?;
+    node_tables::parse_bytes("-", bytes)
+}
+
+/// Reports `message` and returns `status`.
+fn fail(message: &str, status: u8) -> ExitCode {
+    eprintln!("jumpshard: {message}");
+    ExitCode::from(status)
+}

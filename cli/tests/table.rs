@@ -1,0 +1,103 @@
+//! `table fingerprint` and `table diff`: the golden fingerprints, standard
+//! input, diff's words and its three exit statuses.
+
+mod support;
+
+use support::*;
+
+/// The golden file's lines, as `table fingerprint` prints them, run from
+/// `testdata/` with the paths it names.
+#[test]
+fn fingerprints_are_the_golden_values() {
+    let testdata = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata");
+    let golden = std::fs::read_to_string(format!("{testdata}/fingerprints.txt")).unwrap();
+    let lines: Vec<&str> = golden.lines().filter(|l| !l.starts_with('#')).collect();
+    let paths: Vec<&str> = lines
+        .iter()
+        .map(|l| l.split_once("  ").unwrap().1)
+        .collect();
+    let mut args = vec!["table", "fingerprint"];
+    args.extend(&paths);
+    let o = run_command(command().args(&args).current_dir(testdata), b"");
+    assert_ok(&o);
+    assert_eq!(stdout(&o), lines.join("\n") + "\n");
+}
+
+#[test]
+fn standard_input_and_unreadable_files() {
+    let d = dir();
+    let t = table(d.path(), "t", "alpha\nbeta\ngamma\n");
+    let o = run_with_stdin(
+        &["table", "fingerprint", "-", path_str(&t), "missing"],
+        b"alpha # a\r\nbeta\r\ngamma",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let want = "jt1:d70b10eaa580f6c47d1adddea44280d3";
+    assert_eq!(stdout(&o), format!("{want}  -\n{want}  {}\n", t.display()));
+    assert!(
+        stderr(&o).contains("missing: cannot read it"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["table", "fingerprint", "-", "-"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("standard input is read once"));
+    let bad = table(d.path(), "bad", "a\nb\na\n");
+    let o = run(&["table", "fingerprint", path_str(&bad)]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("line 3: \"a\" already serves"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(stdout(&o), "");
+}
+
+#[test]
+fn diff_says_what_differs_and_exits_like_diff() {
+    let d = dir();
+    let a = table(d.path(), "a", "db-a\ndb-b\ndb-c weight=2\n");
+    let same = table(d.path(), "same", "db-a   # first\ndb-b\ndb-c weight=2.0");
+    let other = table(d.path(), "other", "db-a\ndb-x\ndb-c weight=3\n+db-a\n");
+    let o = run(&["table", "diff", path_str(&a), path_str(&same)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).ends_with("the same meaning: every key is placed alike\n"));
+    let o = run(&["table", "diff", path_str(&a), path_str(&other)]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let text = stdout(&o);
+    let body: Vec<&str> = text.lines().skip(2).collect();
+    assert_eq!(
+        body,
+        [
+            "line 2: slot 1 renamed, db-b -> db-x",
+            "line 3: slot 2's weight changed, 2 -> 3, db-c",
+            "line 4: slot 3 added, db-a",
+            "3 differences in meaning",
+        ]
+    );
+    assert!(
+        text.starts_with(&format!("--- {} jt1:", a.display())),
+        "{text}"
+    );
+    let o = run_with_stdin(
+        &["table", "diff", "-", path_str(&a)],
+        b"db-a\ndb-b removed=1\ndb-c\n",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o).lines().skip(2).collect::<Vec<_>>(),
+        [
+            "line 2: slot 1's removal undone (was removed=1), db-b",
+            "line 3: slot 2's weight changed, 1 -> 2, db-c",
+            "2 differences in meaning"
+        ]
+    );
+    for args in [
+        vec!["table", "diff", path_str(&a), "missing"],
+        vec!["table", "diff", "-", "-"],
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(stdout(&o), "");
+    }
+}
