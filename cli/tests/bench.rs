@@ -1,4 +1,5 @@
-//! `bench --sizes` and `bench --plot`, run as a user runs them.
+//! `bench`, `bench --sizes`, `bench --placement` and `bench --plot`, run
+//! as a user runs them.
 
 mod support;
 
@@ -33,7 +34,7 @@ fn sizes_json_covers_every_size_and_kernel() {
     let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let rows = rows.as_array().unwrap();
     let per_size = jumpshard::Kernel::supported().len() + 1;
-    assert_eq!(rows.len(), 2 * 11 * per_size);
+    assert_eq!(rows.len(), 2 * SIZES.len() * per_size);
     for row in rows {
         for field in [
             "kernel",
@@ -45,13 +46,146 @@ fn sizes_json_covers_every_size_and_kernel() {
             assert!(!row[field].is_null(), "{field} missing in {row}");
         }
         assert!(row["ratio_vs_reference"].as_f64().unwrap() > 0.0);
+        // Present on every row: null, or where the ratio fell.
+        let cliff = row.get("cliff").expect("a cliff field");
+        if row["kernel"] == "reference" {
+            assert!(cliff.is_null(), "{row}");
+        } else if !cliff.is_null() {
+            let best = cliff["best_keys_per_call"].as_u64().unwrap();
+            assert!(best < row["keys_per_call"].as_u64().unwrap(), "{row}");
+            assert!(cliff["drop"].as_f64().unwrap() > 0.1, "{row}");
+        }
     }
     let sizes: Vec<u64> = rows
         .iter()
         .filter(|r| r["kernel"] == "reference" && r["buckets"] == 1000)
         .map(|r| r["keys_per_call"].as_u64().unwrap())
         .collect();
-    assert_eq!(sizes, [1, 2, 4, 8, 16, 32, 64, 256, 1024, 4096, 65536]);
+    assert_eq!(sizes, SIZES);
+    // Each cliff in the JSON is warned of on standard error, naming the
+    // kernel, N and the call size.
+    let warnings = stderr(&o);
+    for row in rows.iter().filter(|r| !r["cliff"].is_null()) {
+        let expected = format!(
+            "{} ({}) at N = {}: ",
+            row["kernel"].as_str().unwrap(),
+            row["division"].as_str().unwrap(),
+            row["buckets"]
+        );
+        let size = format!(" at {} keys per call, ", row["keys_per_call"]);
+        assert!(
+            warnings
+                .lines()
+                .any(|l| l.contains("warning") && l.contains(&expected) && l.contains(&size)),
+            "{row} not warned of in:\n{warnings}"
+        );
+    }
+    let cliffs = rows.iter().filter(|r| !r["cliff"].is_null()).count();
+    assert_eq!(warnings.matches("warning").count(), cliffs, "{warnings}");
+}
+
+/// Fine between 8 and 1024 keys per call, doubling beyond.
+const SIZES: [u64; 23] = [
+    1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 1024, 2048, 4096, 8192, 16384,
+    32768, 65536,
+];
+
+/// The rows of `bench --placement`, in order.
+const PLACEMENT_CALLS: [&str; 12] = [
+    "batch",
+    "Memento::batch, 0% removed",
+    "Memento::batch, 1% removed",
+    "Memento::batch, 10% removed",
+    "Memento::batch, 50% removed",
+    "Memento::batch, 99% removed",
+    "replicas::batch, k = 3",
+    "Memento::replicas_batch, k = 3, 10% removed",
+    "Weights::batch, all weights equal",
+    "Weights::batch, half weight 1, half weight 4",
+    "Weights::batch, one node at 100x",
+    "Weights::batch, half drained to 0",
+];
+
+#[test]
+fn placement_json_names_the_cpu_and_every_call() {
+    let o = support::run(&[
+        "bench",
+        "--placement",
+        "--keys",
+        "512",
+        "--repeat",
+        "3",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cpu = report["cpu"].as_str().unwrap();
+    assert!(cpu.contains("family") && cpu.contains("model"), "{cpu}");
+    let active = jumpshard::active_kernel();
+    assert_eq!(
+        report["kernel"],
+        format!("{} ({})", active.name(), active.division())
+    );
+    assert_eq!(report["buckets"], 1000);
+    assert_eq!(report["keys"], 512);
+    assert_eq!(report["repetitions"], 3);
+    let rows = report["rows"].as_array().unwrap();
+    let calls: Vec<&str> = rows.iter().map(|r| r["call"].as_str().unwrap()).collect();
+    assert_eq!(calls, PLACEMENT_CALLS);
+    for row in rows {
+        for field in [
+            "ns_per_key",
+            "reference_ns_per_key",
+            "ratio_vs_reference",
+            "fraction_of_batch",
+        ] {
+            assert!(row[field].as_f64().unwrap() > 0.0, "{field} in {row}");
+        }
+    }
+    assert_eq!(rows[0]["fraction_of_batch"], 1.0);
+}
+
+#[test]
+fn placement_table_and_plot_name_every_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("placement.svg");
+    let o = support::run(&[
+        "bench",
+        "--placement",
+        "--keys",
+        "256",
+        "--repeat",
+        "1",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = support::stdout(&o);
+    assert!(text.contains("CPU: "), "{text}");
+    assert!(text.contains("vs Fig. 1"), "{text}");
+    for call in PLACEMENT_CALLS {
+        assert!(text.lines().any(|l| l.starts_with(call)), "{call}: {text}");
+    }
+    let chart = svg_text(&svg);
+    for call in PLACEMENT_CALLS {
+        assert!(chart.contains(call), "the chart lacks {call}");
+    }
+    assert!(chart.contains("Figure 1"), "{chart}");
+}
+
+/// Options that mean nothing with --placement are refused, not ignored.
+#[test]
+fn placement_refuses_the_other_modes() {
+    for other in [
+        &["--sizes"][..],
+        &["--all-divisions"],
+        &["--reshard", "x.u64"],
+    ] {
+        let mut args = vec!["bench", "--placement"];
+        args.extend_from_slice(other);
+        let o = support::run(&args);
+        assert_eq!(o.status.code(), Some(2), "{other:?}: {}", stderr(&o));
+    }
 }
 
 /// The core-cycle estimate is there on x86-64, and a real chain of
@@ -121,5 +255,36 @@ fn bench_names_the_cpu_and_each_strategy() {
                 .any(|l| l.starts_with(k.name()) && l.contains(k.division().name())),
             "{text}"
         );
+    }
+}
+
+/// The strategy `JUMPSHARD_DIVISION` forces is the one timed and named,
+/// on every kernel that has it (the scalar kernel only divides).
+#[test]
+fn bench_names_the_forced_division() {
+    for division in jumpshard::Division::NAMES {
+        let o = support::run_command(
+            support::command()
+                .args(["bench", "--keys", "1024", "--repeat", "1"])
+                .env("JUMPSHARD_DIVISION", division),
+            &[],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = support::stdout(&o);
+        for k in jumpshard::Kernel::supported() {
+            let expected = if k.divisions().iter().any(|d| d.name() == division) {
+                division
+            } else {
+                k.division().name()
+            };
+            assert!(
+                text.lines().any(|l| {
+                    let mut words = l.split_whitespace();
+                    words.next() == Some(k.name()) && words.next() == Some(expected)
+                }),
+                "{division}: {} should run {expected}:\n{text}",
+                k.name()
+            );
+        }
     }
 }

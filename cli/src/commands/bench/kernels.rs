@@ -203,8 +203,9 @@ impl PerIteration {
     }
 }
 
-/// The kernels to measure: each supported kernel with the strategy its
-/// table picks, or with every strategy it has.
+/// The kernels to measure: each supported kernel with the strategy the
+/// batch calls would give it (the table's, or the one `JUMPSHARD_DIVISION`
+/// forces where the kernel has it), or with every strategy it has.
 pub fn measured_kernels(all_divisions: bool) -> Vec<Kernel> {
     Kernel::supported()
         .into_iter()
@@ -212,13 +213,27 @@ pub fn measured_kernels(all_divisions: bool) -> Vec<Kernel> {
             let divisions: Vec<Division> = if all_divisions {
                 k.divisions().to_vec()
             } else {
-                vec![k.division()]
+                vec![forced_division(k).unwrap_or(k.division())]
             };
             divisions
                 .into_iter()
                 .map(move |d| k.with_division(d).expect("one of its strategies"))
         })
         .collect()
+}
+
+/// The strategy `JUMPSHARD_DIVISION` forces on `kernel`, if it names one
+/// the kernel has. The library reads the variable once and applies it to
+/// the kernel the batch calls start with; the bench, which makes every
+/// kernel active in turn, applies it to each, so that the strategy it
+/// names is the one it times. (A strategy the kernel lacks is reported by
+/// the library on first use.)
+fn forced_division(kernel: Kernel) -> Option<Division> {
+    let name = jumpshard::kernel_selection()
+        .division_requested
+        .as_deref()?;
+    let division = Division::by_name(name).ok()?;
+    kernel.divisions().contains(&division).then_some(division)
 }
 
 /// How many times Figure 1's loop body runs over `keys` at `n`: the work
@@ -270,6 +285,18 @@ impl Timing {
         } else {
             self
         }
+    }
+}
+
+/// The median of `values` (the mean of the middle two for an even count).
+pub fn median(values: impl Iterator<Item = f64>) -> f64 {
+    let mut v: Vec<f64> = values.collect();
+    v.sort_by(f64::total_cmp);
+    let mid = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[mid]
+    } else {
+        (v[mid - 1] + v[mid]) / 2.0
     }
 }
 

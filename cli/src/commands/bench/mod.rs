@@ -1,11 +1,15 @@
 //! `jumpshard bench`: single-thread throughput of every kernel against
 //! the compiled Figure 1 reference (`kernels`); with `--sizes`, keys per
-//! call instead (`sizes`); with `--reshard FILE`, the streaming reshard
-//! against the same keys in memory (`reshard`). `--plot` draws the first
-//! two (`plot`); `clock` estimates the core clock beside the tick counter.
+//! call instead (`sizes`, its cliffs found by `cliff`); with
+//! `--placement`, the calls built on Figure 1 (`placement`); with
+//! `--reshard FILE`, the streaming reshard against the same keys in memory
+//! (`reshard`). `--plot` draws the first three (`plot`); `clock` estimates
+//! the core clock beside the tick counter.
 
+mod cliff;
 mod clock;
 pub mod kernels;
+mod placement;
 mod plot;
 mod reshard;
 mod sizes;
@@ -19,14 +23,15 @@ use crate::out::format_name::check_fixed;
 /// The options of `jumpshard bench`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Random keys per measurement, 1 to 268435456.
-    #[arg(long, default_value_t = 1 << 22, conflicts_with = "file",
+    /// Random keys per measurement, 1 to 268435456 [default: 4194304;
+    /// 1048576 with --placement].
+    #[arg(long, conflicts_with_all = ["file", "sizes"],
           allow_negative_numbers = true, value_parser = limits::memory_keys(1))]
-    keys: usize,
-    /// Repetitions, 1 to 1000; the fastest of each is reported.
-    #[arg(long, default_value_t = 5, allow_negative_numbers = true,
-          value_parser = limits::repeat)]
-    pub repeat: u32,
+    keys: Option<usize>,
+    /// Repetitions, 1 to 1000 [default: 5; 7 with --placement]. Plain
+    /// `bench` reports the fastest; --sizes and --placement the median.
+    #[arg(long, allow_negative_numbers = true, value_parser = limits::repeat)]
+    pub repeat: Option<u32>,
     /// Print a JSON array instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -34,10 +39,18 @@ pub struct Args {
     /// this CPU's table picks.
     #[arg(long)]
     pub all_divisions: bool,
-    /// Sweep keys per call (1 to 65536) through `jumpshard::batch`
-    /// instead, in ns per key and against Figure 1 on the same calls.
+    /// Sweep keys per call (1 to 65536, finely from 8 to 1024) through
+    /// `jumpshard::batch` instead, in ns per key and against Figure 1 on
+    /// the same calls; warns (on stderr, and as `cliff` in the JSON) where
+    /// a kernel's ratio falls more than 10% below its best at a smaller
+    /// call.
     #[arg(long, conflicts_with = "file")]
     pub sizes: bool,
+    /// Measure the calls built on Figure 1 instead, at N = 1000: the
+    /// plain batch, Memento after 0-99% removed, replica sets of 3, and
+    /// weighted tables, each against Figure 1 on the same keys.
+    #[arg(long, conflicts_with_all = ["file", "sizes", "all_divisions"])]
+    pub placement: bool,
     /// Also draw the results as an SVG chart into FILE (`-`: standard
     /// output, after the table or JSON).
     #[arg(long, value_name = "FILE.svg", conflicts_with = "file")]
@@ -53,17 +66,27 @@ pub fn run(args: &Args) -> Result<(), String> {
         check_fixed("--plot", path, "svg")?;
         clash::check(&[("--plot", Some(path))], &InputFiles::default())?;
     }
+    let repeat = args.repeat.unwrap_or(5);
     if args.reshard.file.is_some() {
-        return reshard::run(&args.reshard, args.repeat, args.json);
+        return reshard::run(&args.reshard, repeat, args.json);
     }
     if args.sizes {
-        let rows = sizes::run(args.repeat, args.json, args.all_divisions)?;
+        let rows = sizes::run(repeat, args.json, args.all_divisions)?;
         if let Some(path) = &args.plot {
             plot::sizes(path, &rows)?;
         }
         return Ok(());
     }
-    let rows = kernels::run(args.keys, args.repeat, args.json, args.all_divisions)?;
+    if args.placement {
+        let keys = args.keys.unwrap_or(1 << 20);
+        let report = placement::run(keys, args.repeat.unwrap_or(7), args.json)?;
+        if let Some(path) = &args.plot {
+            plot::placement(path, &report)?;
+        }
+        return Ok(());
+    }
+    let keys = args.keys.unwrap_or(1 << 22);
+    let rows = kernels::run(keys, repeat, args.json, args.all_divisions)?;
     if let Some(path) = &args.plot {
         plot::throughput(path, &rows)?;
     }

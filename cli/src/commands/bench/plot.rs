@@ -2,6 +2,8 @@
 //! line chart, one line per kernel and one for the Figure 1 reference.
 //! Without `--sizes`: Mkeys/s against N; with it: ns per key against keys
 //! per call, one panel per N. Both axes that span decades are logarithmic.
+//! With `--placement`, one bar per call: its ratio to Figure 1, on a
+//! logarithmic axis with Figure 1 itself marked.
 //! The chart is made in memory, then written atomically (`-`: to standard
 //! output).
 
@@ -11,6 +13,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::kernels::Row;
+use super::placement::Report;
 use super::sizes::SizeRow;
 use crate::out::destination;
 
@@ -93,6 +96,66 @@ pub fn sizes(path: &Path, rows: &[SizeRow]) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", path.display()))?;
     drop(panels);
     drop(root);
+    destination::write_whole(path, svg.as_bytes())
+}
+
+/// One horizontal bar per call, its length the ratio to Figure 1 (log
+/// scale), named and labelled with the ratio; a line marks 1x.
+pub fn placement(path: &Path, report: &Report) -> Result<(), String> {
+    let err = |e: DrawingAreaErrorKind<_>| format!("plot: {e}");
+    let rows = &report.rows;
+    let (lo, hi) = bounds(rows.iter().map(|r| r.ratio_vs_reference).chain([1.0]));
+    let (x_min, x_max) = (lo / 2.0, hi * 2.0);
+    let height = 120 + 36 * rows.len() as u32;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let title = format!(
+            "jumpshard, N = {}, {} keys: speed as a ratio to Figure 1 (C++)",
+            report.buckets, report.keys
+        );
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(40)
+            .build_cartesian_2d((x_min..x_max).log_scale(), -0.5..rows.len() as f64 - 0.5)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(0)
+            .x_desc(format!("x Figure 1 ({}; {})", report.kernel, report.cpu))
+            .x_label_formatter(&|x| tick(*x))
+            .draw()
+            .map_err(err)?;
+        for (i, r) in rows.iter().enumerate() {
+            // The first row at the top.
+            let y = (rows.len() - 1 - i) as f64;
+            let color = Palette99::pick(i).to_rgba();
+            chart
+                .draw_series([Rectangle::new(
+                    [(x_min, y - 0.35), (r.ratio_vs_reference, y + 0.35)],
+                    color.filled(),
+                )])
+                .map_err(err)?;
+            chart
+                .draw_series([Text::new(
+                    format!("{} {:.2}x", r.call, r.ratio_vs_reference),
+                    (x_min * 1.05, y + 0.3),
+                    ("sans-serif", 14),
+                )])
+                .map_err(err)?;
+        }
+        chart
+            .draw_series(LineSeries::new(
+                [(1.0, -0.5), (1.0, rows.len() as f64 - 0.5)],
+                BLACK.stroke_width(1),
+            ))
+            .map_err(err)?;
+        root.present()
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     destination::write_whole(path, svg.as_bytes())
 }
 
