@@ -101,3 +101,127 @@ fn diff_says_what_differs_and_exits_like_diff() {
         assert_eq!(stdout(&o), "");
     }
 }
+
+/// `fingerprint` of the file at `path`, as the CLI prints it.
+fn fingerprint(path: &std::path::Path) -> String {
+    let o = run(&["table", "fingerprint", path_str(path)]);
+    assert_ok(&o);
+    stdout(&o).split_once("  ").unwrap().0.to_owned()
+}
+
+#[test]
+fn every_node_table_report_names_its_tables_fingerprints() {
+    let d = dir();
+    let a = table(d.path(), "a", "db-a\ndb-b\ndb-c\n");
+    let b = table(d.path(), "b", "db-a\ndb-b\ndb-c\ndb-d\n");
+    let (removed, restored) = (d.path().join("c"), d.path().join("d"));
+    let (fa, fb) = (fingerprint(&a), fingerprint(&b));
+    let header = |o: &std::process::Output| stdout(o).lines().nth(1).unwrap_or("").to_owned();
+    let o = run(&[
+        "reshard",
+        "--from-nodes",
+        path_str(&a),
+        "--to-nodes",
+        path_str(&b),
+        "--generate",
+        "1000",
+    ]);
+    assert_ok(&o);
+    assert_eq!(header(&o), format!("tables           {fa} -> {fb}"));
+    let o = run(&[
+        "reshard",
+        "--from-nodes",
+        path_str(&a),
+        "--to-nodes",
+        path_str(&b),
+        "--generate",
+        "1000",
+        "--json",
+    ]);
+    assert_eq!(
+        (
+            json(&o)["from_fingerprint"].clone(),
+            json(&o)["to_fingerprint"].clone()
+        ),
+        (fa.clone().into(), fb.clone().into())
+    );
+
+    let o = run(&[
+        "remove",
+        "--from-nodes",
+        path_str(&b),
+        "--node",
+        "db-b",
+        "--generate",
+        "1000",
+        "--memento",
+        "--write-table",
+        path_str(&removed),
+    ]);
+    assert_ok(&o);
+    let fc = fingerprint(&removed);
+    assert_eq!(
+        header(&o),
+        format!("tables           {fb} -> {fc} (memento)")
+    );
+    let o = run(&[
+        "restore",
+        "--from-nodes",
+        path_str(&removed),
+        "--write-table",
+        path_str(&restored),
+        "--json",
+    ]);
+    assert_ok(&o);
+    // Restoring the only removal gives back the table's meaning.
+    assert_eq!(
+        (
+            json(&o)["from_fingerprint"].clone(),
+            json(&o)["to_fingerprint"].clone()
+        ),
+        (fc.clone().into(), fb.clone().into())
+    );
+    let o = run(&[
+        "restore",
+        "--from-nodes",
+        path_str(&removed),
+        "--write-table",
+        path_str(&restored),
+    ]);
+    assert_eq!(header(&o), format!("tables           {fc} -> {fb}"));
+
+    let out = d.path().join("out.txt");
+    let o = run(&[
+        "assign",
+        "--nodes",
+        path_str(&b),
+        "--generate",
+        "100",
+        "--output",
+        path_str(&out),
+    ]);
+    assert_ok(&o);
+    assert_eq!(header(&o), format!("table            {fb}"));
+    let o = run(&[
+        "assign",
+        "--nodes",
+        path_str(&b),
+        "--generate",
+        "100",
+        "--output",
+        path_str(&out),
+        "--json",
+    ]);
+    assert_eq!(json(&o)["table_fingerprint"], fb.as_str());
+    let o = run(&[
+        "assign",
+        "--buckets",
+        "4",
+        "--generate",
+        "100",
+        "--output",
+        path_str(&out),
+        "--json",
+    ]);
+    assert!(json(&o).get("table_fingerprint").is_none());
+}

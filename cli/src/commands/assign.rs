@@ -113,6 +113,9 @@ struct Summary {
     keys: u64,
     buckets: u32,
     replicas: usize,
+    /// The node table's fingerprint (with `--nodes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    table_fingerprint: Option<String>,
     seconds: f64,
     keys_per_second: f64,
     threads: usize,
@@ -240,6 +243,10 @@ pub fn run(args: &Args) -> Result<(), String> {
             Target::Table(t) => t.len() as u32,
         },
         replicas: k,
+        table_fingerprint: match &target {
+            Target::Buckets(_) => None,
+            Target::Table(t) => Some(t.fingerprint().to_string()),
+        },
         seconds,
         keys_per_second: keys as f64 / seconds,
         threads: workers.threads,
@@ -259,7 +266,10 @@ pub fn run(args: &Args) -> Result<(), String> {
             summary.keys_per_second / 1e6,
             summary.threads,
             summary.output
-        )
+        ) + &summary
+            .table_fingerprint
+            .as_ref()
+            .map_or(String::new(), |f| format!("\ntable            {f}"))
     };
     let written = committed(&[("the buckets", Some(path))]);
     report.emit_after_commit(format!("{text}\n").as_bytes(), &written)

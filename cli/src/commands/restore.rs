@@ -67,17 +67,30 @@ pub fn run(args: &Args) -> Result<(), String> {
             "grew": grew,
             "removals_left": new.removals().len(),
             "written_table": written,
+            "from_fingerprint": old.fingerprint().to_string(),
+            "to_fingerprint": new.fingerprint().to_string(),
         })
         .to_string()
-    } else if grew {
-        format!("added slot {slot} ({node}), as jump hash grows; table written to {written}")
     } else {
-        format!(
-            "restored slot {slot} ({node}); {} removal(s) left; table written to {written}\n\
-             the keys that come back: jumpshard reshard --from-nodes {file} --to-nodes {written} \
-             ...",
-            new.removals().len()
-        )
+        let tables = format!(
+            "tables           {} -> {}",
+            old.fingerprint(),
+            new.fingerprint()
+        );
+        if grew {
+            format!(
+                "added slot {slot} ({node}), as jump hash grows; table written to {written}\n\
+                 {tables}"
+            )
+        } else {
+            format!(
+                "restored slot {slot} ({node}); {} removal(s) left; table written to {written}\n\
+                 {tables}\n\
+                 the keys that come back: jumpshard reshard --from-nodes {file} --to-nodes \
+                 {written} ...",
+                new.removals().len()
+            )
+        }
     };
     let written = committed(&[("the table", Some(&args.write_table))]);
     report_to.emit_after_commit(format!("{text}\n").as_bytes(), &written)

@@ -95,6 +95,9 @@ struct Report<'a> {
     node: &'a str,
     slots_of_node: Vec<usize>,
     table_slots: usize,
+    /// The fingerprints of the table and of the chosen option's table.
+    table_fingerprint: String,
+    chosen_fingerprint: String,
     keys: u64,
     /// What the options' moves and loads are over: the keys given, or
     /// (none given) the sample that gives their expected values.
@@ -305,13 +308,16 @@ pub fn run(args: &Args) -> Result<(), String> {
         let title = format!("remove {node}, {}", chosen_option.name);
         change_plot::write(path, &title, &chosen_summary)?;
     }
+    let chosen_table = table(&chosen_option.removal)?;
     if let Some(path) = &args.write_table {
-        node_tables::write(path, &table(&chosen_option.removal)?)?;
+        node_tables::write(path, &chosen_table)?;
     }
     let report = Report {
         node,
         slots_of_node: slots,
         table_slots: old.len(),
+        table_fingerprint: old.fingerprint().to_string(),
+        chosen_fingerprint: chosen_table.fingerprint().to_string(),
         keys: read,
         basis: basis.name(),
         sample_keys: (basis == Basis::Expected).then_some(SAMPLE_KEYS as u64),
@@ -349,6 +355,11 @@ fn write_text(out: &mut Vec<u8>, r: &Report) -> std::io::Result<()> {
         slots.join(", "),
         r.table_slots,
         r.keys
+    )?;
+    writeln!(
+        out,
+        "tables           {} -> {} ({})",
+        r.table_fingerprint, r.chosen_fingerprint, r.chosen
     )?;
     if let Some(sample) = r.sample_keys {
         writeln!(

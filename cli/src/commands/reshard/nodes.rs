@@ -71,6 +71,8 @@ pub fn run(args: &Args, old_path: &Path, new_path: &Path) -> Result<(), String> 
     let report = Report {
         from_slots: old.len(),
         to_slots: new.len(),
+        from_fingerprint: old.fingerprint().to_string(),
+        to_fingerprint: new.fingerprint().to_string(),
         append_or_truncate: change.is_append_or_truncate(),
         removals_or_weights: change.evaluates_both(),
         replicas: change.replicas(),
@@ -100,6 +102,9 @@ pub fn run(args: &Args, old_path: &Path, new_path: &Path) -> Result<(), String> 
 struct Report<'a> {
     from_slots: usize,
     to_slots: usize,
+    /// The tables' fingerprints, which routers compare before serving.
+    from_fingerprint: String,
+    to_fingerprint: String,
     /// Whether NEW only appends to or truncates OLD.
     append_or_truncate: bool,
     /// Whether either table has removals or weights.
@@ -147,6 +152,11 @@ fn write_text(
         } else {
             String::new()
         }
+    )?;
+    writeln!(
+        out,
+        "tables           {} -> {}",
+        r.from_fingerprint, r.to_fingerprint
     )?;
     r.change.write_text(out)?;
     writeln!(
