@@ -22,6 +22,7 @@ use crate::out::format_name::check_fixed;
 
 /// The options of `jumpshard bench`.
 #[derive(clap::Args)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     /// Random keys per measurement, 1 to 268435456 [default: 4194304;
     /// 1048576 with --placement].
@@ -32,7 +33,8 @@ pub struct Args {
     /// `bench` reports the fastest; --sizes and --placement the median.
     #[arg(long, allow_negative_numbers = true, value_parser = limits::repeat)]
     pub repeat: Option<u32>,
-    /// Print a JSON array instead of a table.
+    /// Print JSON instead of a table: an array of rows, or with
+    /// --placement and --reshard an object holding them.
     #[arg(long)]
     pub json: bool,
     /// Measure every division strategy of each kernel, not only the one
@@ -58,6 +60,22 @@ pub struct Args {
     #[command(flatten)]
     pub reshard: reshard::ReshardArgs,
 }
+
+/// What `bench --help` shows after the options: what each mode answers.
+const EXAMPLES: &str = "\
+Every figure is a ratio to Figure 1 (the paper's C++, compiled in) timed in
+the same run on the same keys, so it compares across machines; absolute
+rates move with the host and its load. Benchmark on real hardware, with the
+machine otherwise idle.
+
+Examples:
+  jumpshard bench                      each kernel at N = 10 .. 2^31-1
+  JUMPSHARD_DIVISION=newton jumpshard bench
+                                       the kernels with that division
+  jumpshard bench --sizes              keys per call 1 .. 65536; warns of
+                                       any size slower than a smaller one
+  jumpshard bench --placement          Memento, replica sets, weights
+  jumpshard bench --placement --keys 65536 --json --plot placement.svg";
 
 /// Runs `bench` as `args` ask.
 pub fn run(args: &Args) -> Result<(), String> {
