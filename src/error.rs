@@ -135,6 +135,25 @@ pub enum Error {
         /// The bucket.
         bucket: u32,
     },
+    /// A load factor that is NaN or not greater than 1 (infinity is
+    /// allowed: loads then never bound anything).
+    InvalidLoadFactor {
+        /// The factor, as written.
+        value: String,
+    },
+    /// A preference walk of no member, or of more than
+    /// [`crate::replicas::MAX_REPLICAS`].
+    InvalidWalk {
+        /// The walk's length asked for.
+        walk: usize,
+        /// The longest walk allowed.
+        limit: usize,
+    },
+    /// A release of a node whose load is already 0.
+    NoLoad {
+        /// The node.
+        node: u32,
+    },
 }
 
 impl fmt::Display for Error {
@@ -220,6 +239,17 @@ impl fmt::Display for Error {
                 "the first removal, of the last bucket {bucket}, shrinks the cluster and is not \
                  remembered: describe the cluster with {bucket} buckets instead"
             ),
+            Error::InvalidLoadFactor { value } => write!(
+                f,
+                "load factor {value}: it must be a number greater than 1 (inf allowed)"
+            ),
+            Error::InvalidWalk { walk, limit } => write!(
+                f,
+                "a walk of {walk} nodes: it must hold between 1 and {limit}"
+            ),
+            Error::NoLoad { node } => {
+                write!(f, "node {node} has no load to release")
+            }
         }
     }
 }

@@ -46,6 +46,7 @@ pub mod memento;
 pub mod nodes;
 #[cfg(feature = "parallel")]
 mod parallel;
+pub mod placement;
 mod plan;
 #[cfg(feature = "reference")]
 pub mod reference;

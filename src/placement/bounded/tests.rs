@@ -1,0 +1,239 @@
+use std::sync::Arc;
+
+use super::*;
+use crate::BucketCount;
+
+/// A splitmix64 step: random keys without a dependency.
+fn next(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn cluster(n: u32, removals: &[u32]) -> Memento {
+    Memento::from_removals(BucketCount::new(n).unwrap(), removals).unwrap()
+}
+
+const KEYS: u64 = if cfg!(miri) { 40 } else { 5000 };
+
+#[test]
+fn infinite_factor_is_the_plain_bucket() {
+    for removals in [&[][..], &[3, 17, 5][..]] {
+        let m = cluster(40, removals);
+        let router = BoundedLoads::new(m.clone(), f64::INFINITY).unwrap();
+        let mut s = 1;
+        for _ in 0..KEYS {
+            let key = next(&mut s);
+            let node = router.acquire(key);
+            assert_eq!(node, m.bucket(key));
+            if removals.is_empty() {
+                assert_eq!(node, crate::bucket(key, m.barray()));
+            }
+        }
+        assert_eq!(router.total(), KEYS);
+        assert_eq!(router.loads().iter().sum::<u64>(), KEYS);
+    }
+}
+
+#[test]
+fn under_the_bound_is_the_plain_bucket() {
+    // Each key acquired and released at once: every load stays below the
+    // bound (1 at the least), so every answer is the key's bucket.
+    let m = cluster(30, &[4, 9]);
+    let router = BoundedLoads::new(m.clone(), 1.01).unwrap();
+    let mut s = 2;
+    for _ in 0..KEYS {
+        let key = next(&mut s);
+        let node = router.acquire(key);
+        assert_eq!(node, m.bucket(key));
+        router.release(node).unwrap();
+    }
+    assert_eq!(router.total(), 0);
+}
+
+#[test]
+fn a_full_bucket_sends_keys_down_the_walk() {
+    let m = cluster(10, &[]);
+    let router = BoundedLoads::new(m.clone(), 1.5).unwrap();
+    let mut walk = [0u32; 8];
+    m.replicas(99, &mut walk).unwrap();
+    // The same key over and over: its bucket fills to the bound, then the
+    // next members of its walk do, in order.
+    let answers: Vec<u32> = (0..6).map(|_| router.acquire(99)).collect();
+    assert_eq!(answers[0], walk[0]);
+    assert_eq!(answers[1], walk[1]); // bound ceil(1.5 * 2 / 10) = 1
+    assert!(answers.iter().all(|a| walk.contains(a)));
+    for a in answers {
+        router.release(a).unwrap();
+    }
+    assert!(router.loads().iter().all(|&l| l == 0));
+}
+
+#[test]
+fn the_fallback_is_the_least_loaded_of_the_walk() {
+    // 20 nodes, a walk of 2 and c = 1.1: one key acquired 5 times fills
+    // both members (bound 1 or 2), then falls back to the lesser loaded.
+    let m = cluster(20, &[]);
+    let router = BoundedLoads::with_walk(m.clone(), 1.1, 2).unwrap();
+    let mut walk = [0u32; 2];
+    m.replicas(5, &mut walk).unwrap();
+    let counted: Vec<Counted> = (0..5).map(|_| router.acquire_counted(5)).collect();
+    assert!(counted.iter().all(|c| walk.contains(&c.node)));
+    assert!(!counted[0].fallback && counted[2].fallback);
+    let fallback = counted.iter().find(|c| c.fallback).unwrap();
+    assert!(fallback.load > fallback.bound);
+    let loads = router.loads();
+    assert!(loads[walk[0] as usize].abs_diff(loads[walk[1] as usize]) <= 1);
+    assert_eq!(router.total(), 5);
+}
+
+#[test]
+fn many_threads_keep_the_bound_and_the_counts() {
+    const THREADS: usize = 8;
+    let rounds = if cfg!(miri) { 2 } else { 20 };
+    let steps = if cfg!(miri) { 10 } else { 2000 };
+    for factor in [1.25, 2.0] {
+        let router = Arc::new(BoundedLoads::new(cluster(12, &[2, 7]), factor).unwrap());
+        let live = 10f64;
+        for round in 0..rounds {
+            // Acquires only, then a quiescent check of the bound.
+            let held: Vec<Vec<u32>> = run(&router, THREADS, |router, t| {
+                let mut s = (round * 100 + t) as u64;
+                (0..steps)
+                    .map(|_| {
+                        let c = router.acquire_counted(next(&mut s));
+                        assert!(c.fallback || c.load <= c.bound, "{c:?}");
+                        c.node
+                    })
+                    .collect()
+            });
+            let total = router.total();
+            let loads = router.loads();
+            assert_eq!(total, loads.iter().sum::<u64>());
+            let bound = (factor * total as f64 / live).ceil() as u64;
+            // 10 live nodes and a walk of 8: c >= 10/8 never falls back.
+            assert!(loads.iter().all(|&l| l <= bound), "{loads:?} {bound}");
+            // Then releases of what each thread holds, mixed with more
+            // acquires released at once.
+            run(&router, THREADS, |router, t| {
+                let mut s = (round * 100 + t + 50) as u64;
+                for &node in &held[t] {
+                    router.release(node).unwrap();
+                    let extra = router.acquire(next(&mut s));
+                    router.release(extra).unwrap();
+                }
+            });
+            assert_eq!(router.total(), 0);
+            assert!(router.loads().iter().all(|&l| l == 0));
+        }
+    }
+}
+
+/// Runs `work(router, thread)` on `threads` threads, returning each result.
+fn run<T: Send>(
+    router: &Arc<BoundedLoads>,
+    threads: usize,
+    work: impl Fn(&BoundedLoads, usize) -> T + Sync,
+) -> Vec<T> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let work = &work;
+                scope.spawn(move || work(router, t))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
+#[test]
+fn membership_changes_keep_the_counts() {
+    let router = BoundedLoads::new(cluster(6, &[]), 3.0).unwrap();
+    let nodes: Vec<u32> = (0..60).map(|k| router.acquire(k)).collect();
+    let before = router.loads();
+    let victim = nodes[0];
+    router.remove(victim).unwrap();
+    assert_eq!(router.loads(), before);
+    assert_eq!(router.total(), 60);
+    // New requests avoid the removed node; its own release still counts.
+    let m = router.cluster();
+    assert!(m.is_removed(victim));
+    assert!((100..200).all(|k| {
+        let n = router.acquire(k);
+        router.release(n).unwrap();
+        n != victim
+    }));
+    router.release(victim).unwrap();
+    assert_eq!(router.total(), 59);
+    assert_eq!(router.load(victim).unwrap(), before[victim as usize] - 1);
+    assert_eq!(router.restore().unwrap(), victim);
+    assert_eq!(router.restore().unwrap(), 6); // growth
+    let grown = router.loads();
+    assert_eq!(grown.len(), 7);
+    assert_eq!(grown[6], 0);
+    assert_eq!(grown.iter().sum::<u64>(), 59);
+    // A shrink off the tail keeps the tail's count too.
+    let tail = router.acquire((0..).find(|&k| router.cluster().bucket(k) == 6).unwrap());
+    assert_eq!(tail, 6);
+    router.remove(6).unwrap();
+    assert_eq!(router.cluster().barray().get(), 6);
+    router.release(6).unwrap();
+    assert_eq!(router.total(), 59);
+}
+
+#[test]
+fn bad_input_is_refused() {
+    let m = cluster(4, &[]);
+    for bad in [1.0, 0.5, -3.0, f64::NAN, f64::NEG_INFINITY] {
+        let err = BoundedLoads::new(m.clone(), bad).unwrap_err();
+        assert_eq!(
+            err,
+            Error::InvalidLoadFactor {
+                value: bad.to_string()
+            }
+        );
+        assert!(err.to_string().contains(&bad.to_string()));
+    }
+    for walk in [0, MAX_REPLICAS + 1] {
+        assert_eq!(
+            BoundedLoads::with_walk(m.clone(), 2.0, walk).unwrap_err(),
+            Error::InvalidWalk {
+                walk,
+                limit: MAX_REPLICAS
+            }
+        );
+    }
+    assert!(BoundedLoads::with_walk(m.clone(), 2.0, MAX_REPLICAS).is_ok());
+    let router = BoundedLoads::new(m, 2.0).unwrap();
+    assert_eq!(router.release(1), Err(Error::NoLoad { node: 1 }));
+    assert_eq!(
+        router.release(4),
+        Err(Error::NotABucket {
+            bucket: 4,
+            barray: 4
+        })
+    );
+    assert!(router.load(9).unwrap_err().to_string().contains('9'));
+    assert_eq!(router.total(), 0);
+    assert_eq!(
+        router.remove(9),
+        Err(Error::NotABucket {
+            bucket: 9,
+            barray: 4
+        })
+    );
+}
+
+#[test]
+fn next_bound_is_the_formula() {
+    let router = BoundedLoads::new(cluster(4, &[]), 1.5).unwrap();
+    assert_eq!(router.next_bound(), 1); // ceil(1.5 * 1 / 4)
+    for k in 0..10 {
+        router.acquire(k);
+    }
+    assert_eq!(router.next_bound(), 5); // ceil(1.5 * 11 / 4) = ceil(4.125)
+    let inf = BoundedLoads::new(cluster(4, &[]), f64::INFINITY).unwrap();
+    assert_eq!(inf.next_bound(), u64::MAX);
+}
