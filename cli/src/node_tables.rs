@@ -6,6 +6,7 @@
 //! serving bucket `i`; `+NAME` repeats a node on purpose (a heavier node),
 //! and an unmarked repeat is refused as an accident.
 
+use std::io::Read;
 use std::path::Path;
 
 use jumpshard::NodeTable;
@@ -22,6 +23,18 @@ pub fn read_file(path: &Path) -> Result<NodeTable, String> {
     let name = path.display();
     let bytes = std::fs::read(path).map_err(|e| format!("{name}: cannot read it: {e}"))?;
     parse_bytes(&name.to_string(), bytes)
+}
+
+/// The table in the file at `path`, `-` being standard input.
+pub fn read_or_stdin(path: &Path) -> Result<NodeTable, String> {
+    if path.as_os_str() != "-" {
+        return read_file(path);
+    }
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("-: cannot read standard input: {e}"))?;
+    parse_bytes("-", bytes)
 }
 
 /// The table in `bytes`, read from `name`, errors starting with it.

@@ -58,8 +58,6 @@ use core::fmt;
 
 use xxhash_rust::xxh3::Xxh3;
 
-use super::NodeTable;
-
 /// The format tag that starts the hashed bytes.
 const TAG: &[u8; 4] = b"jt1\0";
 /// The prefix of the printed fingerprint, naming the encoding's version.
@@ -119,32 +117,31 @@ impl core::str::FromStr for TableFingerprint {
     }
 }
 
-/// The fingerprint of `table`, hashed as the module documentation says.
-pub(super) fn of(table: &NodeTable) -> TableFingerprint {
-    let mut hasher = Xxh3::new();
-    hasher.update(TAG);
-    hasher.update(&(table.len() as u32).to_le_bytes());
-    let mut removal = vec![
-        0u32;
-        if table.memento().is_some() {
-            table.len()
-        } else {
-            0
-        }
-    ];
-    for (k, &slot) in table.removals().iter().enumerate() {
-        removal[slot as usize] = k as u32 + 1;
+/// The fingerprint being hashed, one slot after another, as the module
+/// documentation says.
+pub(super) struct Hasher(Xxh3);
+
+impl Hasher {
+    /// A fingerprint of `len` slots.
+    pub(super) fn new(len: usize) -> Hasher {
+        let mut hasher = Xxh3::new();
+        hasher.update(TAG);
+        // A table has at most MAX_SLOTS (2^31 - 1) slots.
+        hasher.update(&(len as u32).to_le_bytes());
+        Hasher(hasher)
     }
-    let weights = table.weights();
-    for slot in 0..table.len() {
-        let name = table.slot(slot).as_bytes();
+
+    /// The next slot: its node's name, its place in the removal order (1
+    /// for the first) if removed, and its weight if the table is weighted.
+    pub(super) fn slot(&mut self, name: &str, removal: Option<u32>, weight: Option<f64>) {
+        let hasher = &mut self.0;
         hasher.update(&(name.len() as u32).to_le_bytes());
-        hasher.update(name);
-        if let Some(&k) = removal.get(slot).filter(|&&k| k != 0) {
+        hasher.update(name.as_bytes());
+        if let Some(k) = removal {
             hasher.update(&[REMOVED]);
             hasher.update(&k.to_le_bytes());
         }
-        if let Some(&w) = weights.map(|w| &w[slot]).filter(|&&w| w != 1.0) {
+        if let Some(w) = weight.filter(|&w| w != 1.0) {
             // -0 and 0 weigh the same: one spelling of nothing.
             let w = if w == 0.0 { 0.0f64 } else { w };
             hasher.update(&[WEIGHT]);
@@ -152,5 +149,9 @@ pub(super) fn of(table: &NodeTable) -> TableFingerprint {
         }
         hasher.update(&[END_OF_SLOT]);
     }
-    TableFingerprint(hasher.digest128())
+
+    /// The fingerprint of the slots given.
+    pub(super) fn finish(self) -> TableFingerprint {
+        TableFingerprint(self.0.digest128())
+    }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::fingerprint::{self, TableFingerprint};
+use super::fingerprint::{Hasher, TableFingerprint};
 use super::placement::Placement;
 use super::table_error::TableError;
 use super::table_file::{self, Slots};
@@ -103,7 +103,27 @@ impl NodeTable {
     /// # Ok::<(), jumpshard::TableError>(())
     /// ```
     pub fn fingerprint(&self) -> TableFingerprint {
-        fingerprint::of(self)
+        // Only a table with removals pays for their index.
+        let removed = if self.removals().is_empty() {
+            0
+        } else {
+            self.len()
+        };
+        let mut removal = vec![None; removed];
+        for (k, &slot) in self.removals().iter().enumerate() {
+            // At most MAX_SLOTS removals: K fits.
+            removal[slot as usize] = Some(k as u32 + 1);
+        }
+        let mut hasher = Hasher::new(self.len());
+        for slot in 0..self.len() {
+            let weight = self.weights().map(|w| w[slot]);
+            hasher.slot(
+                self.slot(slot),
+                removal.get(slot).copied().flatten(),
+                weight,
+            );
+        }
+        hasher.finish()
     }
 
     /// The number of slots, N (removed ones included: the b-array).

@@ -4,22 +4,19 @@
 //! slot, and the report says so.
 
 use std::path::Path;
-use std::process::ExitCode;
 
 use jumpshard::NodeTable;
 
+use crate::node_tables;
 use crate::out::stdout::Stdout;
 
-/// Runs `diff`: 0 when the tables mean the same, 1 when they differ, 2 on
-/// an error.
-pub(super) fn run(a: &Path, b: &Path) -> ExitCode {
+/// Runs `diff`, printing what differs: whether the tables mean the same.
+pub(super) fn run(a: &Path, b: &Path) -> Result<bool, String> {
     if a.as_os_str() == "-" && b.as_os_str() == "-" {
-        return super::fail("-: standard input can be only one of the two tables", 2);
+        return Err("-: standard input can be only one of the two tables".into());
     }
-    let (ta, tb) = match super::read(a).and_then(|ta| Ok((ta, super::read(b)?))) {
-        Ok(tables) => tables,
-        Err(e) => return super::fail(&e, 2),
-    };
+    let ta = node_tables::read_or_stdin(a)?;
+    let tb = node_tables::read_or_stdin(b)?;
     let lines = differences(&ta, &tb);
     debug_assert_eq!(lines.is_empty(), ta == tb, "every difference has words");
     let mut text = format!(
@@ -39,15 +36,10 @@ pub(super) fn run(a: &Path, b: &Path) -> ExitCode {
         let s = if lines.len() == 1 { "" } else { "s" };
         text.push_str(&format!("{} difference{s} in meaning\n", lines.len()));
     }
-    let written = Stdout::open().and_then(|mut out| {
-        out.write_all(text.as_bytes())?;
-        out.finish()
-    });
-    match written {
-        Err(e) => super::fail(&e, 2),
-        Ok(()) if lines.is_empty() => ExitCode::SUCCESS,
-        Ok(()) => ExitCode::from(1),
-    }
+    let mut out = Stdout::open()?;
+    out.write_all(text.as_bytes())?;
+    out.finish()?;
+    Ok(lines.is_empty())
 }
 
 /// Each slot's place in the removal order (1 for the first), if removed.

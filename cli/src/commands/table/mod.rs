@@ -5,11 +5,8 @@
 
 mod diff;
 
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-
-use jumpshard::NodeTable;
 
 use crate::node_tables;
 use crate::out::stdout::Stdout;
@@ -64,7 +61,12 @@ pub enum Command {
 pub fn run(command: &Command) -> ExitCode {
     match command {
         Command::Fingerprint { files } => fingerprint(files),
-        Command::Diff { a, b } => diff::run(a, b),
+        // Equal meanings 0, different ones 1, errors 2.
+        Command::Diff { a, b } => match diff::run(a, b) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(e) => fail(&e, 2),
+        },
     }
 }
 
@@ -80,7 +82,8 @@ fn fingerprint(files: &[PathBuf]) -> ExitCode {
         let text = if file.as_os_str() == "-" && std::mem::replace(&mut stdin_read, true) {
             Err("-: standard input is read once; name it once".to_string())
         } else {
-            read(file).map(|t| format!("{}  {}\n", t.fingerprint(), file.display()))
+            node_tables::read_or_stdin(file)
+                .map(|t| format!("{}  {}\n", t.fingerprint(), file.display()))
         };
         match text.and_then(|line| out.write_all(line.as_bytes())) {
             Ok(()) => {}
@@ -95,18 +98,6 @@ fn fingerprint(files: &[PathBuf]) -> ExitCode {
         Ok(()) => ExitCode::from(1),
         Err(e) => fail(&e, 1),
     }
-}
-
-/// The table in `path`, `-` being standard input.
-pub(super) fn read(path: &Path) -> Result<NodeTable, String> {
-    if path.as_os_str() != "-" {
-        return node_tables::read_file(path);
-    }
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("-: cannot read standard input: {e}"))?;
-    node_tables::parse_bytes("-", bytes)
 }
 
 /// Reports `message` and returns `status`.
