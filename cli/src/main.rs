@@ -74,7 +74,12 @@ enum Command {
     Lookup(lookup::Args),
     /// Node tables' meanings: `fingerprint` prints the value routers compare
     /// before serving, `diff` says in words how two tables differ.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  \
+            jumpshard table fingerprint nodes.txt        # jt1:...  nodes.txt\n  \
+            jumpshard table diff expected.txt loaded.txt # what differs, by line; exit 1 if anything"
+    )]
     Table(table::Command),
 }
 

@@ -26,6 +26,7 @@ pub enum Command {
     /// A file that cannot be read is named on standard error and the exit
     /// status is 1.
     #[command(after_help = "Example:\n  \
+        $ printf 'alpha\\nbeta\\ngamma\\n' > nodes.txt\n  \
         $ jumpshard table fingerprint nodes.txt\n  \
         jt1:d70b10eaa580f6c47d1adddea44280d3  nodes.txt\n  \
         $ cat nodes.txt | jumpshard table fingerprint -\n  \
