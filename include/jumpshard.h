@@ -41,6 +41,12 @@
 
 
 /**
+ * The walk's usual length: a key's bucket and up to seven other members
+ * of its replica set.
+ */
+#define JUMPSHARD_BOUNDED_DEFAULT_WALK 8
+
+/**
  * The bytes `jumpshard_table_fingerprint` writes: `jt1:`, 32 lowercase
  * hexadecimal digits and a terminating NUL.
  */
@@ -137,7 +143,8 @@ enum jumpshard_status
     JUMPSHARD_ERROR_SHRINK_IN_REMOVALS = 14,
     /**
      * More replicas were asked for than there are buckets (`k` above
-     * `num_buckets`): a replica set holds distinct buckets.
+     * `num_buckets`): a replica set holds distinct buckets; or more than
+     * 1024, the most members a set may have.
      */
     JUMPSHARD_ERROR_TOO_MANY_REPLICAS = 15,
     /**
@@ -153,6 +160,19 @@ enum jumpshard_status
      * reported where the function says).
      */
     JUMPSHARD_ERROR_INVALID_TABLE = 18,
+    /**
+     * A bounded-load router's load factor is NaN or not greater than 1
+     * (infinity is allowed).
+     */
+    JUMPSHARD_ERROR_INVALID_LOAD_FACTOR = 19,
+    /**
+     * A bounded-load router's walk is 0 or more than 1024 members.
+     */
+    JUMPSHARD_ERROR_INVALID_WALK = 20,
+    /**
+     * A release of a node whose load is already 0.
+     */
+    JUMPSHARD_ERROR_NO_LOAD = 21,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -161,6 +181,23 @@ typedef enum jumpshard_status jumpshard_status;
 typedef int32_t jumpshard_status;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+
+/**
+ * A router with bounded loads over a Memento cluster: it counts each
+ * node's current load, sends `jumpshard_bounded_acquire` to the first
+ * node of the key's preference list (its bucket, then its replica walk)
+ * whose load stays at most `ceil(c * (total + 1) / live)`, or to the least
+ * loaded of the walk when all of it is full, and takes load back with
+ * `jumpshard_bounded_release`. Made by `jumpshard_bounded_new`, freed by
+ * `jumpshard_bounded_free`.
+ *
+ * Thread safety: every call but `jumpshard_bounded_free` takes a `const`
+ * handle and may run on any number of threads at once, membership changes
+ * (`jumpshard_bounded_remove`, `jumpshard_bounded_restore`) included:
+ * acquires and releases count with atomic operations and never wait for
+ * each other, and a membership change waits for the calls in progress.
+ */
+typedef struct jumpshard_bounded jumpshard_bounded;
 
 /**
  * A Memento cluster: jump hash over a b-array of buckets from which any
@@ -252,6 +289,137 @@ jumpshard_status jumpshard_batch_parallel(const uint64_t *keys,
                                           int32_t num_buckets,
                                           int32_t *out,
                                           size_t threads);
+
+/**
+ * Makes a router over a copy of `cluster` (later changes to `cluster` do
+ * not reach it) with load factor `factor` (`c`, greater than 1; infinity
+ * sends every key to its bucket) and preference lists of up to `walk`
+ * nodes (`JUMPSHARD_BOUNDED_DEFAULT_WALK` is 8); every load starts at 0.
+ * Writes its handle to `*out`; free it with `jumpshard_bounded_free`.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `cluster`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; for `out`, the same two;
+ * `JUMPSHARD_ERROR_INVALID_LOAD_FACTOR` (NaN or at most 1);
+ * `JUMPSHARD_ERROR_INVALID_WALK` (0 or more than 1024). On any error
+ * `*out` is not written and nothing is allocated.
+ *
+ * # Safety
+ * `cluster` must be NULL or a live Memento handle that no thread mutates
+ * during the call; `out` must point to a writable `jumpshard_bounded *`
+ * that no other thread accesses during the call.
+ */
+jumpshard_status jumpshard_bounded_new(const struct jumpshard_memento *cluster,
+                                       double factor,
+                                       size_t walk,
+                                       struct jumpshard_bounded **out);
+
+/**
+ * Frees a router made by `jumpshard_bounded_new`. NULL does nothing.
+ *
+ * # Safety
+ * `router` must be NULL or a handle not freed yet, which no other thread
+ * uses during the call; it must not be used after.
+ */
+void jumpshard_bounded_free(struct jumpshard_bounded *router);
+
+/**
+ * Routes one request for `key`: writes its node to `*node` and counts it
+ * (its load and the total grow by one). While the key's bucket is under
+ * the bound that is the bucket `jumpshard_memento_bucket` gives.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `router`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; for `node`, the same two. On any
+ * error nothing is counted and `*node` is not written.
+ *
+ * # Safety
+ * `router` must be NULL or a live handle not freed during the call;
+ * `node` must point to a writable `int32_t` that no other thread accesses
+ * during the call.
+ */
+jumpshard_status jumpshard_bounded_acquire(const struct jumpshard_bounded *router,
+                                           uint64_t key,
+                                           int32_t *node);
+
+/**
+ * Takes one unit of load back from `node`, a node an acquire answered,
+ * still live or removed since; the total shrinks with it.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `router`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; `JUMPSHARD_ERROR_NOT_A_BUCKET`
+ * (negative, or a bucket the cluster never had); `JUMPSHARD_ERROR_NO_LOAD`
+ * (its load is 0). On any error no count changes.
+ *
+ * # Safety
+ * `router` must be NULL or a live handle not freed during the call.
+ */
+jumpshard_status jumpshard_bounded_release(const struct jumpshard_bounded *router, int32_t node);
+
+/**
+ * Writes the current load of `node` (live or removed) to `*load`.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `router`, then `load`, `JUMPSHARD_ERROR_NULL_POINTER`
+ * and `JUMPSHARD_ERROR_MISALIGNED_POINTER`; `JUMPSHARD_ERROR_NOT_A_BUCKET`
+ * (negative, or a bucket the cluster never had). On any error `*load` is
+ * not written.
+ *
+ * # Safety
+ * `router` must be NULL or a live handle not freed during the call;
+ * `load` must point to a writable `uint64_t` that no other thread accesses
+ * during the call.
+ */
+jumpshard_status jumpshard_bounded_load(const struct jumpshard_bounded *router,
+                                        int32_t node,
+                                        uint64_t *load);
+
+/**
+ * The sum of all loads, removed nodes' included; 0 when `router` is NULL
+ * or misaligned.
+ *
+ * # Safety
+ * `router` must be NULL or a live handle not freed during the call.
+ */
+uint64_t jumpshard_bounded_total(const struct jumpshard_bounded *router);
+
+/**
+ * Removes `bucket` from the router's cluster as `jumpshard_memento_remove`
+ * does: new requests avoid it, and its load stays until released.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `router`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; then as
+ * `jumpshard_memento_remove`: `JUMPSHARD_ERROR_NOT_A_BUCKET`,
+ * `JUMPSHARD_ERROR_ALREADY_REMOVED`, `JUMPSHARD_ERROR_LAST_WORKING_BUCKET`.
+ * On any error nothing changes.
+ *
+ * # Safety
+ * `router` must be NULL or a live handle not freed during the call.
+ */
+jumpshard_status jumpshard_bounded_remove(const struct jumpshard_bounded *router, int32_t bucket);
+
+/**
+ * Restores the last removed bucket, or grows the cluster by one bucket
+ * when nothing is removed, as `jumpshard_memento_restore` does; the
+ * bucket keeps the load it had. Writes it to `*restored` unless
+ * `restored` is NULL.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `router`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; `JUMPSHARD_ERROR_MISALIGNED_POINTER`
+ * for `restored`; `JUMPSHARD_ERROR_INVALID_BUCKET_COUNT` (a growth past
+ * INT32_MAX buckets). On any error nothing changes and `*restored` is not
+ * written.
+ *
+ * # Safety
+ * `router` must be NULL or a live handle not freed during the call;
+ * `restored` must be NULL or point to a writable `int32_t` that no other
+ * thread accesses during the call.
+ */
+jumpshard_status jumpshard_bounded_restore(const struct jumpshard_bounded *router,
+                                           int32_t *restored);
 
 /**
  * Writes to `*out` the 64-bit key of the byte string `data[0..len]`: its
@@ -720,7 +888,8 @@ jumpshard_status jumpshard_memento_plan(const struct jumpshard_memento *before,
  * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
  * this order: for `memento`, `JUMPSHARD_ERROR_NULL_POINTER` and
  * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; `JUMPSHARD_ERROR_TOO_MANY_REPLICAS`
- * (`k` above the working count); for `out`, `JUMPSHARD_ERROR_NULL_POINTER`
+ * (`k` above the working count or above 1024, the most members a set may
+ * have); for `out`, `JUMPSHARD_ERROR_NULL_POINTER`
  * (NULL with `k > 0`), `JUMPSHARD_ERROR_MISALIGNED_POINTER`,
  * `JUMPSHARD_ERROR_INVALID_LENGTH`. On any error `out` is not written
  * (after `JUMPSHARD_ERROR_PANIC` its contents are unspecified). With
@@ -748,9 +917,9 @@ jumpshard_status jumpshard_memento_replicas(const struct jumpshard_memento *meme
  * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
  * this order: for `memento`, `JUMPSHARD_ERROR_NULL_POINTER` and
  * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; `JUMPSHARD_ERROR_TOO_MANY_REPLICAS`
- * (`k` above the working count); for `keys` (`len` elements), then `out`
- * (`k * len` elements): `JUMPSHARD_ERROR_NULL_POINTER` (NULL with
- * elements), `JUMPSHARD_ERROR_MISALIGNED_POINTER`,
+ * (`k` above the working count or above 1024, the most members a set may
+ * have); for `keys` (`len` elements), then `out` (`k * len` elements):
+ * `JUMPSHARD_ERROR_NULL_POINTER` (NULL with elements), `JUMPSHARD_ERROR_MISALIGNED_POINTER`,
  * `JUMPSHARD_ERROR_INVALID_LENGTH` (also when `k * len` overflows); then
  * `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS`. On any error `out` is not written
  * (after `JUMPSHARD_ERROR_PANIC` its contents are unspecified). With
@@ -854,7 +1023,8 @@ jumpshard_status jumpshard_plan_parallel(const uint64_t *keys,
  * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
  * this order: `JUMPSHARD_ERROR_INVALID_BUCKET_COUNT` (`num_buckets`
  * outside 1..INT32_MAX); `JUMPSHARD_ERROR_TOO_MANY_REPLICAS`
- * (`k > num_buckets`); for `out`, `JUMPSHARD_ERROR_NULL_POINTER` (NULL with
+ * (`k > num_buckets`, or `k > 1024`,
+ * the most members a set may have); for `out`, `JUMPSHARD_ERROR_NULL_POINTER` (NULL with
  * `k > 0`), `JUMPSHARD_ERROR_MISALIGNED_POINTER`,
  * `JUMPSHARD_ERROR_INVALID_LENGTH`. On any error `out` is not written.
  * With `k == 0` nothing is written and `out` may be NULL.
@@ -877,7 +1047,8 @@ jumpshard_status jumpshard_replicas(uint64_t key, int32_t num_buckets, int32_t *
  * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
  * this order: `JUMPSHARD_ERROR_INVALID_BUCKET_COUNT` (`num_buckets`
  * outside 1..INT32_MAX); `JUMPSHARD_ERROR_TOO_MANY_REPLICAS`
- * (`k > num_buckets`); for `keys` (`len` elements), then `out` (`k * len`
+ * (`k > num_buckets`, or `k > 1024`,
+ * the most members a set may have); for `keys` (`len` elements), then `out` (`k * len`
  * elements): `JUMPSHARD_ERROR_NULL_POINTER` (NULL with elements),
  * `JUMPSHARD_ERROR_MISALIGNED_POINTER`, `JUMPSHARD_ERROR_INVALID_LENGTH`
  * (also when `k * len` overflows); then

@@ -18,6 +18,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod batch;
+mod bounded;
 mod buffers;
 mod bytes;
 mod guard;

@@ -71,11 +71,18 @@ pub enum jumpshard_status {
     /// The node-table text is not UTF-8 or not a valid table (its line is
     /// reported where the function says).
     JUMPSHARD_ERROR_INVALID_TABLE = 18,
+    /// A bounded-load router's load factor is NaN or not greater than 1
+    /// (infinity is allowed).
+    JUMPSHARD_ERROR_INVALID_LOAD_FACTOR = 19,
+    /// A bounded-load router's walk is 0 or more than 1024 members.
+    JUMPSHARD_ERROR_INVALID_WALK = 20,
+    /// A release of a node whose load is already 0.
+    JUMPSHARD_ERROR_NO_LOAD = 21,
 }
 
 impl jumpshard_status {
     /// Every status, in code order.
-    const ALL: [jumpshard_status; 19] = [
+    const ALL: [jumpshard_status; 22] = [
         jumpshard_status::JUMPSHARD_OK,
         jumpshard_status::JUMPSHARD_ERROR_NULL_POINTER,
         jumpshard_status::JUMPSHARD_ERROR_INVALID_BUCKET_COUNT,
@@ -95,6 +102,9 @@ impl jumpshard_status {
         jumpshard_status::JUMPSHARD_ERROR_INVALID_WEIGHT,
         jumpshard_status::JUMPSHARD_ERROR_ALL_WEIGHTS_ZERO,
         jumpshard_status::JUMPSHARD_ERROR_INVALID_TABLE,
+        jumpshard_status::JUMPSHARD_ERROR_INVALID_LOAD_FACTOR,
+        jumpshard_status::JUMPSHARD_ERROR_INVALID_WALK,
+        jumpshard_status::JUMPSHARD_ERROR_NO_LOAD,
     ];
 
     /// The status with this code; C may pass any `int32_t`, so this is how
@@ -155,6 +165,11 @@ impl jumpshard_status {
             JUMPSHARD_ERROR_INVALID_TABLE => {
                 c"invalid node table: not UTF-8, or a line the table syntax refuses"
             }
+            JUMPSHARD_ERROR_INVALID_LOAD_FACTOR => {
+                c"invalid load factor: it must be greater than 1 (infinity allowed)"
+            }
+            JUMPSHARD_ERROR_INVALID_WALK => c"invalid walk: it must hold 1 to 1024 nodes",
+            JUMPSHARD_ERROR_NO_LOAD => c"the node has no load to release",
         }
     }
 
@@ -188,6 +203,11 @@ impl jumpshard_status {
             }
             Error::InvalidWeight { .. } => jumpshard_status::JUMPSHARD_ERROR_INVALID_WEIGHT,
             Error::AllWeightsZero => jumpshard_status::JUMPSHARD_ERROR_ALL_WEIGHTS_ZERO,
+            Error::InvalidLoadFactor { .. } => {
+                jumpshard_status::JUMPSHARD_ERROR_INVALID_LOAD_FACTOR
+            }
+            Error::InvalidWalk { .. } => jumpshard_status::JUMPSHARD_ERROR_INVALID_WALK,
+            Error::NoLoad { .. } => jumpshard_status::JUMPSHARD_ERROR_NO_LOAD,
             // The library's errors are non-exhaustive; one this crate does
             // not map yet is a bug here, reported as such.
             _ => jumpshard_status::JUMPSHARD_ERROR_PANIC,
@@ -279,6 +299,20 @@ mod tests {
                 JUMPSHARD_ERROR_INVALID_WEIGHT,
             ),
             (Error::AllWeightsZero, JUMPSHARD_ERROR_ALL_WEIGHTS_ZERO),
+            (
+                Error::InvalidLoadFactor {
+                    value: "1".to_owned(),
+                },
+                JUMPSHARD_ERROR_INVALID_LOAD_FACTOR,
+            ),
+            (
+                Error::InvalidWalk {
+                    walk: 0,
+                    limit: 1024,
+                },
+                JUMPSHARD_ERROR_INVALID_WALK,
+            ),
+            (Error::NoLoad { node: 2 }, JUMPSHARD_ERROR_NO_LOAD),
         ];
         for (error, status) in cases {
             assert_eq!(jumpshard_status::of(&error), status, "{error}");

@@ -27,7 +27,7 @@ use jumpshard::{BucketCount, Memento};
 /// `jumpshard_memento_restore` and `jumpshard_memento_free` need the
 /// handle to themselves (no other call on it may run meanwhile).
 #[allow(non_camel_case_types)] // the C name
-pub struct jumpshard_memento(Memento);
+pub struct jumpshard_memento(pub(crate) Memento);
 
 /// A bucket from C: a negative one is not a bucket of any cluster.
 fn bucket_arg(bucket: i32) -> Result<u32, jumpshard_status> {

@@ -70,6 +70,9 @@ const TOO_MANY_REPLICAS: i32 = 15;
 const INVALID_WEIGHT: i32 = 16;
 const ALL_WEIGHTS_ZERO: i32 = 17;
 const INVALID_TABLE: i32 = 18;
+const INVALID_LOAD_FACTOR: i32 = 19;
+const INVALID_WALK: i32 = 20;
+const NO_LOAD: i32 = 21;
 
 /// Tests that change the active kernel take this, so that a test checking
 /// that a refused change left the kernel alone sees no one else's change.
@@ -142,6 +145,7 @@ fn refused(name: &str, status: i32, got: i32, out: &[i32]) {
 }
 
 mod batch;
+mod bounded;
 mod bytes;
 mod counts;
 mod memento;

@@ -1,7 +1,8 @@
 /*
  * Concurrency stress of the C ABI: 16 threads call jumpshard_batch,
- * jumpshard_batch_parallel, jumpshard_batch_bytes and jumpshard_set_kernel
- * at once, at random, for a few seconds. Every result is checked against
+ * jumpshard_batch_parallel, jumpshard_batch_bytes, jumpshard_set_kernel
+ * and one shared bounded-load router's acquire, release, remove and
+ * restore at once, at random, for a few seconds. Every result is checked against
  * this file's Figure 1 loop (byte keys: against jumpshard_prehash_bytes
  * put through it), every buffer has canaries before and after it and its
  * inputs are checked unchanged, and some calls are bad on purpose (their
@@ -47,7 +48,10 @@ static const char *supported[4];
 static int supported_count;
 
 static atomic_bool stop;
-static atomic_long calls[4], failures;
+static atomic_long calls[5], failures;
+
+/* The router every thread shares, over at most 24 buckets, c = 1.25. */
+static jumpshard_bounded *router;
 
 #define FAIL(...)                                                             \
     do {                                                                      \
@@ -211,6 +215,37 @@ static void kernel_op(uint64_t *s) {
     atomic_fetch_add(&calls[3], 1);
 }
 
+/* Acquires a few keys on the shared router, checks each node exists,
+ * releases them all; now and then removes a bucket and restores it. When
+ * every thread has stopped, the total must be 0 again. */
+static void bounded_op(uint64_t *s) {
+    int32_t nodes[8];
+    size_t n = 1 + next(s) % 8;
+    for (size_t i = 0; i < n; i++) {
+        if (jumpshard_bounded_acquire(router, next(s), &nodes[i]) != JUMPSHARD_OK)
+            FAIL("acquire refused");
+        else if (nodes[i] < 0 || nodes[i] >= 24)
+            FAIL("acquire answered %d", nodes[i]);
+    }
+    if (next(s) % 64 == 0) {
+        /* Another thread may have removed it already, or shrunk the cluster
+         * below it. One restore per removal keeps the cluster at most 24
+         * buckets (restores undo the latest removal, whoever made it). */
+        int32_t bucket = (int32_t)(next(s) % 24);
+        jumpshard_status st = jumpshard_bounded_remove(router, bucket);
+        if (st == JUMPSHARD_OK) {
+            if (jumpshard_bounded_restore(router, NULL) != JUMPSHARD_OK) FAIL("restore refused");
+        } else if (st != JUMPSHARD_ERROR_ALREADY_REMOVED && st != JUMPSHARD_ERROR_NOT_A_BUCKET &&
+                   st != JUMPSHARD_ERROR_LAST_WORKING_BUCKET) {
+            FAIL("remove(%d) = %d", bucket, (int)st);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        if (jumpshard_bounded_release(router, nodes[i]) != JUMPSHARD_OK)
+            FAIL("release(%d) refused", nodes[i]);
+    atomic_fetch_add(&calls[4], 1);
+}
+
 static void *worker(void *arg) {
     uint64_t s = (uint64_t)(uintptr_t)arg * 0x2545F4914F6CDD1DULL;
     struct buffers *b = malloc(sizeof *b);
@@ -221,6 +256,7 @@ static void *worker(void *arg) {
     while (!atomic_load(&stop)) {
         switch (next(&s) % 16) {
         case 0: kernel_op(&s); break;
+        case 6: bounded_op(&s); break;
         case 1: keys_op(b, &s, true); break;
         case 2: case 3: case 4: case 5: bytes_op(b, &s); break;
         default: keys_op(b, &s, false); break;
@@ -236,6 +272,14 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
         if (jumpshard_set_kernel(NAMES[i]) == JUMPSHARD_OK) supported[supported_count++] = NAMES[i];
     jumpshard_set_kernel(initial);
+    jumpshard_memento *cluster = NULL;
+    if (jumpshard_memento_new(24, &cluster) != JUMPSHARD_OK ||
+        jumpshard_bounded_new(cluster, 1.25, JUMPSHARD_BOUNDED_DEFAULT_WALK, &router) !=
+            JUMPSHARD_OK) {
+        fprintf(stderr, "cannot make the router\n");
+        return 1;
+    }
+    jumpshard_memento_free(cluster);
     pthread_t threads[THREADS];
     for (uintptr_t t = 0; t < THREADS; t++)
         if (pthread_create(&threads[t], NULL, worker, (void *)(t + 1)) != 0) {
@@ -247,11 +291,14 @@ int main(int argc, char **argv) {
     nanosleep(&pause, NULL);
     atomic_store(&stop, true);
     for (int t = 0; t < THREADS; t++) pthread_join(threads[t], NULL);
+    if (jumpshard_bounded_total(router) != 0)
+        FAIL("router total %" PRIu64 " after every release", jumpshard_bounded_total(router));
+    jumpshard_bounded_free(router);
     printf("stress: %d threads, %.0f s, kernels", THREADS, seconds);
     for (int i = 0; i < supported_count; i++) printf(" %s", supported[i]);
-    printf(": %ld batch, %ld batch_parallel, %ld batch_bytes, %ld set_kernel calls, "
-           "%ld failures\n",
+    printf(": %ld batch, %ld batch_parallel, %ld batch_bytes, %ld set_kernel, "
+           "%ld bounded calls, %ld failures\n",
            atomic_load(&calls[0]), atomic_load(&calls[1]), atomic_load(&calls[2]),
-           atomic_load(&calls[3]), atomic_load(&failures));
+           atomic_load(&calls[3]), atomic_load(&calls[4]), atomic_load(&failures));
     return atomic_load(&failures) == 0 ? 0 : 1;
 }

@@ -127,6 +127,7 @@ static bool use_kernel(const char *kernel) {
 #include "placement_cases.inc"
 #include "memento_replica_cases.inc"
 #include "table_cases.inc"
+#include "bounded_cases.inc"
 
 int main(int argc, char **argv) {
     if (argc > 1) golden_path = argv[1];
@@ -153,6 +154,7 @@ int main(int argc, char **argv) {
     run("weights", test_weights);
     run("table", test_table);
     run("table_fingerprint", test_table_fingerprint);
+    run("bounded", test_bounded);
     free_golden();
     printf("test_jumpshard: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
