@@ -190,6 +190,46 @@ fn every_node_table_report_names_its_tables_fingerprints() {
     ]);
     assert_eq!(header(&o), format!("tables           {fc} -> {fb}"));
 
+    // The plots too, under their title.
+    let plot = d.path().join("plot.svg");
+    let o = run(&[
+        "reshard",
+        "--from-nodes",
+        path_str(&a),
+        "--to-nodes",
+        path_str(&b),
+        "--generate",
+        "1000",
+        "--plot",
+        path_str(&plot),
+    ]);
+    assert_ok(&o);
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(
+        svg.contains(&format!("tables {fa} -&gt; {fb}"))
+            || svg.contains(&format!("tables {fa} -> {fb}")),
+        "{svg}"
+    );
+    let o = run(&[
+        "remove",
+        "--from-nodes",
+        path_str(&b),
+        "--node",
+        "db-b",
+        "--generate",
+        "1000",
+        "--memento",
+        "--plot",
+        path_str(&plot),
+    ]);
+    assert_ok(&o);
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(
+        svg.contains(&format!("tables {fb} -&gt; {fc}"))
+            || svg.contains(&format!("tables {fb} -> {fc}")),
+        "{svg}"
+    );
+
     let out = d.path().join("out.txt");
     let o = run(&[
         "assign",

@@ -29,16 +29,23 @@ const ROW: i32 = 18;
 const LABEL: i32 = 120;
 const BAR_WIDTH: i32 = 300;
 const MARGIN: i32 = 20;
-const TITLE: i32 = 40;
+const TITLE: i32 = 56;
 /// Counts are written in the cells up to this many nodes.
 const NUMBERED: usize = 16;
 /// The most rows, and columns, of the transfer matrix, "other" included.
 const AXIS: usize = 16;
 
-/// Draws `summary` (titled `title`) to the SVG file at `path` (`-`:
+/// Draws `summary` (titled `title`, with the fingerprints of the tables
+/// under it, `jt1:... -> jt1:...`) to the SVG file at `path` (`-`:
 /// standard output).
-pub fn write(path: &Path, title: &str, summary: &ChangeSummary) -> Result<(), String> {
-    let svg = render(title, summary).map_err(|e| format!("cannot draw {}: {e}", path.display()))?;
+pub fn write(
+    path: &Path,
+    title: &str,
+    tables: &str,
+    summary: &ChangeSummary,
+) -> Result<(), String> {
+    let svg = render(title, tables, summary)
+        .map_err(|e| format!("cannot draw {}: {e}", path.display()))?;
     destination::write_whole(path, svg.as_bytes())
 }
 
@@ -76,7 +83,11 @@ impl<'a> Axis<'a> {
 }
 
 /// The SVG text of the picture.
-pub fn render(title: &str, s: &ChangeSummary) -> Result<String, Box<dyn std::error::Error>> {
+pub fn render(
+    title: &str,
+    tables: &str,
+    s: &ChangeSummary,
+) -> Result<String, Box<dyn std::error::Error>> {
     let loads = s.top_loads();
     // The listed nodes' bars, then the others' mean.
     let mut bars: Vec<(String, Option<u64>, Option<u64>)> = loads
@@ -138,6 +149,11 @@ pub fn render(title: &str, s: &ChangeSummary) -> Result<String, Box<dyn std::err
             ),
             (MARGIN, MARGIN),
             text(16),
+        ))?;
+        root.draw(&Text::new(
+            format!("tables {tables}"),
+            (MARGIN, MARGIN + 20),
+            text(11),
         ))?;
 
         // Loads before and after, one pair of bars per node.

@@ -304,11 +304,12 @@ pub fn run(args: &Args) -> Result<(), String> {
         (None, Removal::Point(survivor)) => point_summary(&base, node, survivor),
         (None, _) => unreachable!("only points go unevaluated"),
     };
+    let chosen_table = table(&chosen_option.removal)?;
     if let Some(path) = &args.plot {
         let title = format!("remove {node}, {}", chosen_option.name);
-        change_plot::write(path, &title, &chosen_summary)?;
+        let tables = format!("{} -> {}", old.fingerprint(), chosen_table.fingerprint());
+        change_plot::write(path, &title, &tables, &chosen_summary)?;
     }
-    let chosen_table = table(&chosen_option.removal)?;
     if let Some(path) = &args.write_table {
         node_tables::write(path, &chosen_table)?;
     }

@@ -62,7 +62,8 @@ pub fn run(args: &Args, old_path: &Path, new_path: &Path) -> Result<(), String> 
     bar.finish_and_clear();
     let summary = ChangeSummary::new(&change, &counts);
     if let Some(path) = &args.plot {
-        change_plot::write(path, "reshard", &summary)?;
+        let tables = format!("{} -> {}", old.fingerprint(), new.fingerprint());
+        change_plot::write(path, "reshard", &tables, &summary)?;
     }
     if let Some(out) = output {
         out.finish()?.commit()?;
