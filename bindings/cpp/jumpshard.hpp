@@ -15,6 +15,8 @@
 //   std::vector<std::int32_t> now = cluster.batch(keys);
 //   std::vector<std::int32_t> three = jumpshard::replicas(key, 12, 3);
 //   jumpshard::weights weighted(std::vector<double>{1.0, 0.5, 1.0});
+//   jumpshard::bounded_loads router(cluster, 1.25);  // hot keys spill over
+//   std::int32_t node = router.acquire(key);          // ... router.release(node);
 //
 // Every function is a thin inline call into the C library: link as for C
 // (-ljumpshard, or libjumpshard.a and its system libraries). Errors throw
@@ -23,7 +25,8 @@
 // error. Like the C API, everything may be called from many threads at
 // once, except memento::remove, memento::restore and a handle's
 // destruction or move, which need their object to themselves (the const
-// members of memento and weights may run concurrently).
+// members of memento and weights may run concurrently; every member of
+// bounded_loads but its move and destruction may).
 //
 // The wrapper is split by subject into headers under jumpshard/, which
 // this one includes; each includes what it needs, so any of them may be
@@ -34,10 +37,12 @@
 //   jumpshard/memento.hpp  memento, and the plan between two of its states
 //   jumpshard/weights.hpp  weights
 //   jumpshard/table.hpp    table (node tables)
+//   jumpshard/bounded.hpp  bounded_loads (routing with bounded loads)
 #ifndef JUMPSHARD_HPP
 #define JUMPSHARD_HPP
 
 #include "jumpshard/base.hpp"
+#include "jumpshard/bounded.hpp"
 #include "jumpshard/jump.hpp"
 #include "jumpshard/memento.hpp"
 #include "jumpshard/table.hpp"

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -377,6 +378,33 @@ int main() {
         jumpshard::weights moved = std::move(w);
         CHECK(moved.size() == 4 && w.size() == -1 && !w);
         CHECK(throws_status([&] { w.bucket(1); }, JUMPSHARD_ERROR_NULL_POINTER));
+    });
+
+    run("bounded_loads", [&](bool &ok) {
+        static_assert(!std::is_copy_constructible_v<jumpshard::bounded_loads>);
+        jumpshard::memento cluster(20);
+        cluster.remove(3);
+        jumpshard::bounded_loads plain(cluster, std::numeric_limits<double>::infinity());
+        for (std::size_t i = 0; i < 1000; i++) {
+            CHECK(plain.acquire(keys[i]) == cluster.bucket(keys[i]));
+        }
+        CHECK(plain.total() == 1000);
+        jumpshard::bounded_loads router(cluster, 1.5);
+        std::int32_t first = router.acquire(9), second = router.acquire(9);
+        CHECK(first == cluster.bucket(9) && second != first);
+        router.remove(first);
+        CHECK(router.load(first) == 1);
+        router.release(first);
+        router.release(second);
+        CHECK(router.total() == 0 && router.restore() == first);
+        CHECK(throws_status([&] { router.release(first); }, JUMPSHARD_ERROR_NO_LOAD));
+        CHECK(throws_status([&] { jumpshard::bounded_loads bad(cluster, 1.0); },
+                            JUMPSHARD_ERROR_INVALID_LOAD_FACTOR));
+        CHECK(throws_status([&] { jumpshard::bounded_loads bad(cluster, 2.0, 0); },
+                            JUMPSHARD_ERROR_INVALID_WALK));
+        jumpshard::bounded_loads moved = std::move(router);
+        CHECK(!router && moved && router.total() == 0);
+        CHECK(throws_status([&] { router.acquire(1); }, JUMPSHARD_ERROR_NULL_POINTER));
     });
 
     run("version", [&](bool &ok) { CHECK(jumpshard::version() == JUMPSHARD_VERSION); });
