@@ -57,6 +57,7 @@ Arrow-batch core ``jumpshard.arrow``.
 """
 
 from ._jumpshard import (
+    BoundedLoads,
     Memento,
     NodeTable,
     Plan,
@@ -73,6 +74,7 @@ from ._jumpshard import (
 )
 
 __all__ = [
+    "BoundedLoads",
     "Memento",
     "NodeTable",
     "Plan",

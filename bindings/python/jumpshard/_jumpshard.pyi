@@ -63,6 +63,27 @@ class Memento:
         bucket(key) (one int key: a list of k); each removal replaces only
         the member it hits; k above the working buckets raises ValueError."""
 
+class BoundedLoads:
+    """A router with bounded loads over a copy of a Memento: acquire(key)
+    answers the first node of the key's preference list (its bucket, then
+    its replica walk of up to `walk` nodes) whose load stays at most
+    ceil(factor * (total + 1) / live), or the least loaded of the walk when
+    all of it is full, and counts it; release(node) takes it back. Safe to
+    share between threads; acquire releases the GIL."""
+
+    factor: float
+    walk: int
+    total: int
+    loads: List[int]
+    next_bound: int
+    cluster: Memento
+    def __init__(self, cluster: Memento, factor: float, walk: int = 8) -> None: ...
+    def acquire(self, key: int) -> int: ...
+    def release(self, node: int) -> None: ...
+    def load(self, node: int) -> int: ...
+    def remove(self, bucket: int) -> None: ...
+    def restore(self) -> int: ...
+
 class NodeTable:
     """A node table from its file's text: slots named by nodes, keys placed by
     Figure 1, Memento (removed=K) or weights (weight=W)."""

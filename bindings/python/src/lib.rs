@@ -7,6 +7,7 @@
 
 mod args;
 mod arrow;
+mod bounded;
 mod byte_keys;
 mod column;
 mod fast;
@@ -140,6 +141,7 @@ fn _jumpshard(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernels, m)?)?;
     m.add_class::<plan::Plan>()?;
     m.add_class::<placement::Memento>()?;
+    m.add_class::<bounded::BoundedLoads>()?;
     m.add_class::<placement::Weights>()?;
     m.add_class::<table::NodeTable>()?;
     m.add_function(wrap_pyfunction!(placement::replicas, m)?)?;

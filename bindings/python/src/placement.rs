@@ -42,7 +42,7 @@ pub(crate) type Reduced<'py, A> = (Bound<'py, PyAny>, A);
 /// A jump-hash cluster from which any bucket can be removed and restored
 /// (MementoHash): only the removed bucket's keys move.
 #[pyclass(module = "jumpshard")]
-pub struct Memento(jumpshard::Memento);
+pub struct Memento(pub(crate) jumpshard::Memento);
 
 #[pymethods]
 impl Memento {
