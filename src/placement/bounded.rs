@@ -38,9 +38,11 @@
 //! `m * c < live`. Hence with `live <= walk` (the walk is every live node)
 //! or `c >= live / walk` the bound is never exceeded; below that it can
 //! be, but only when the `m` members of one key's walk are all full (a
-//! single very hot key acquired many times over). Concurrent calls see
-//! each other's counts at slightly different moments; the bound of each
-//! call is computed from the total it reserved itself.
+//! single very hot key acquired many times over). With calls running
+//! concurrently, each call's bound comes from the total it reserved
+//! itself, and `t - 1` above becomes the total when its walk was read,
+//! which acquires reserved after it may have raised: there a fallback can
+//! also come from that many acquires in flight at once.
 //!
 //! A bound at acquire time is what the paper promises: releases lower the
 //! total afterwards without moving anything, so a node may later carry
