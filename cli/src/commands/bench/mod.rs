@@ -49,8 +49,9 @@ pub struct Args {
     #[arg(long, conflicts_with = "file")]
     pub sizes: bool,
     /// Measure the calls built on Figure 1 instead, at N = 1000: the
-    /// plain batch, Memento after 0-99% removed, replica sets of 3, and
-    /// weighted tables, each against Figure 1 on the same keys.
+    /// plain batch, Memento after 0-99% removed, replica sets of 3,
+    /// weighted tables and the bounded-load router, each against Figure 1
+    /// on the same keys.
     #[arg(long, conflicts_with_all = ["file", "sizes", "all_divisions"])]
     pub placement: bool,
     /// Also draw the results as an SVG chart into FILE (`-`: standard
@@ -74,7 +75,8 @@ Examples:
                                        the kernels with that division
   jumpshard bench --sizes              keys per call 1 .. 65536; warns of
                                        any size slower than a smaller one
-  jumpshard bench --placement          Memento, replica sets, weights
+  jumpshard bench --placement          Memento, replica sets, weights,
+                                       bounded loads
   jumpshard bench --placement --keys 65536 --json --plot placement.svg";
 
 /// Runs `bench` as `args` ask.

@@ -1,6 +1,6 @@
 //! `jumpshard bench --placement`: what the calls built on Figure 1 cost,
 //! as users call them: the plain batch, Memento after removals, replica
-//! sets, weighted tables, each over the same random keys at N = 1000 and as
+//! sets, weighted tables, the bounded-load router, each over the same random keys at N = 1000 and as
 //! a ratio to the C++ Figure 1 on those keys in the same run.
 //!
 //! Each repetition times, for every call in turn, Figure 1 over all the
@@ -15,6 +15,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use jumpshard::placement::BoundedLoads;
 use jumpshard::verify::SplitMix64;
 use jumpshard::weights::Weights;
 use jumpshard::{reference, replicas, BucketCount, Cpu, Memento};
@@ -39,6 +40,9 @@ pub enum Call {
     MementoReplicas(usize, u32),
     /// `Weights::batch` over one of the weight mixes.
     Weights(Mix),
+    /// `BoundedLoads::acquire` and `release` of each key, one at a time,
+    /// with load factor `c` = 1.25 and 100 requests per node in flight.
+    Bounded,
 }
 
 /// The weights of a weighted table of `N` nodes.
@@ -54,9 +58,9 @@ pub enum Mix {
     HalfDrained,
 }
 
-/// The rows of the table, in order. (Zoned replica sets and the
-/// bounded-load router get their rows when they exist.)
-pub const CALLS: [Call; 12] = [
+/// The rows of the table, in order. (Zoned replica sets get theirs when
+/// they exist.)
+pub const CALLS: [Call; 13] = [
     Call::Batch,
     Call::Memento(0),
     Call::Memento(1),
@@ -69,6 +73,7 @@ pub const CALLS: [Call; 12] = [
     Call::Weights(Mix::OneAndFour),
     Call::Weights(Mix::OneAt100),
     Call::Weights(Mix::HalfDrained),
+    Call::Bounded,
 ];
 
 impl Call {
@@ -82,6 +87,7 @@ impl Call {
                 format!("Memento::replicas_batch, k = {k}, {p}% removed")
             }
             Call::Weights(mix) => format!("Weights::batch, {}", mix.name()),
+            Call::Bounded => "BoundedLoads acquire+release, c = 1.25".into(),
         }
     }
 
@@ -97,6 +103,7 @@ impl Call {
             Call::Weights(mix) => {
                 Prepared::Weights(Weights::new(&mix.weights()).map_err(|e| e.to_string())?)
             }
+            Call::Bounded => Prepared::Bounded(loaded_router(n)?),
         })
     }
 }
@@ -140,6 +147,16 @@ fn removed(n: BucketCount, percent: u32) -> Result<Memento, String> {
     Ok(memento)
 }
 
+/// A bounded-load router over `n` nodes with c = 1.25 and 100 requests
+/// per node held (a bound of 125), as a busy service runs it.
+fn loaded_router(n: BucketCount) -> Result<BoundedLoads, String> {
+    let router = BoundedLoads::new(Memento::new(n), 1.25).map_err(|e| e.to_string())?;
+    for key in SplitMix64::new(0xB0B).keys(100 * n.get() as usize) {
+        router.acquire(key);
+    }
+    Ok(router)
+}
+
 /// A call ready to run.
 enum Prepared {
     Batch(BucketCount),
@@ -147,6 +164,7 @@ enum Prepared {
     Replicas(BucketCount, usize),
     MementoReplicas(Memento, usize),
     Weights(Weights),
+    Bounded(BoundedLoads),
 }
 
 impl Prepared {
@@ -159,6 +177,10 @@ impl Prepared {
             Prepared::Replicas(n, k) => replicas::batch(keys, *n, &mut first(columns, *k)),
             Prepared::MementoReplicas(m, k) => m.replicas_batch(keys, &mut first(columns, *k)),
             Prepared::Weights(w) => w.batch(keys, out),
+            Prepared::Bounded(router) => keys.iter().zip(out).try_for_each(|(&key, o)| {
+                *o = router.acquire(key);
+                router.release(*o)
+            }),
         };
         done.expect("lengths and set sizes checked");
     }
