@@ -55,6 +55,10 @@ fn spellings_of_one_meaning_share_a_fingerprint() {
         ("a weight=2\nb weight=2\n", "a\nb\n"),
         ("a\nb removed=1\nc\n", "a # x\nb removed=01\t# gone\nc"),
         ("a\nb\n+a\n", "a  # heavy\nb\n+a #\n"),
+        (
+            "a\nb\noverride 26 b\noverride 7 a\n",
+            "a\nb\noverride 7 a # pinned\noverride\t0x1A  b",
+        ),
     ];
     for (a, b) in same {
         let (ta, tb) = (NodeTable::parse(a).unwrap(), NodeTable::parse(b).unwrap());
@@ -74,6 +78,10 @@ fn spellings_of_one_meaning_share_a_fingerprint() {
         ("a weight=2\nb\n", "a\nb weight=2\n"),
         // The names' bytes are length-prefixed: no two splits collide.
         ("ab\nc\n", "a\nbc\n"),
+        // Overrides: one added, its node, its key.
+        ("a\nb\n", "a\nb\noverride 1 a\n"),
+        ("a\nb\noverride 1 a\n", "a\nb\noverride 1 b\n"),
+        ("a\nb\noverride 1 a\n", "a\nb\noverride 2 a\n"),
     ];
     for (a, b) in differ {
         let (ta, tb) = (NodeTable::parse(a).unwrap(), NodeTable::parse(b).unwrap());
@@ -88,6 +96,8 @@ struct Spec {
     nodes: Vec<usize>,
     removed: Vec<usize>,
     weights: Option<Vec<f64>>,
+    /// Override lines: (key, slot whose node the key is pinned to).
+    overrides: Vec<(u64, usize)>,
 }
 
 const NAMES: [&str; 6] = ["db-a", "db-b", "café", "rack#2", "x", "n10"];
@@ -101,9 +111,11 @@ fn spec() -> impl Strategy<Value = Spec> {
                 Just((0..n).collect::<Vec<usize>>()).prop_shuffle(),
                 0..n,
                 proptest::option::weighted(0.3, proptest::collection::vec(0..WEIGHTS.len(), n)),
+                proptest::collection::btree_map(0u64..6, 0..n, 0..3),
             )
         })
-        .prop_map(|(nodes, order, k, weights)| Spec {
+        .prop_map(|(nodes, order, k, weights, overrides)| Spec {
+            overrides: overrides.into_iter().collect(),
             nodes,
             removed: if weights.is_some() {
                 Vec::new()
@@ -185,6 +197,24 @@ fn render(spec: &Spec, style: &Style) -> String {
         }
         text.push_str(if style.crlf { "\r\n" } else { "\n" });
     }
+    // Overrides in either order, keys in decimal or hex.
+    let mut overrides = spec.overrides.clone();
+    if style.bom {
+        overrides.reverse();
+    }
+    for (key, slot) in overrides {
+        let key = if style.crlf {
+            format!("0x{key:X}")
+        } else {
+            key.to_string()
+        };
+        let blank = style.blanks[slot];
+        text.push_str(&format!(
+            "override{blank}{key}{blank}{}",
+            NAMES[spec.nodes[slot]]
+        ));
+        text.push_str(if style.crlf { "\r\n" } else { "\n" });
+    }
     if !style.final_newline {
         text.truncate(text.trim_end_matches(['\r', '\n']).len());
     }
@@ -236,6 +266,19 @@ fn mutate(spec: &Spec, which: usize, at: usize) -> Spec {
             let w = s.weights.get_or_insert_with(|| vec![1.0; n]);
             w[i] += 0.75;
         }
+        // An override added, or its node changed.
+        8 => match s.overrides.first_mut() {
+            Some(pin) if n > 1 => pin.1 = (pin.1 + 1 + i % (n - 1)) % n,
+            _ => s.overrides.push((at as u64 + 100, i)),
+        },
+        // An override's key changed, or one dropped.
+        9 if !s.overrides.is_empty() => {
+            if at.is_multiple_of(2) {
+                s.overrides[0].0 += 1000;
+            } else {
+                s.overrides.remove(at % s.overrides.len());
+            }
+        }
         // A slot added.
         6 => {
             s.nodes.push(at % NAMES.len());
@@ -245,6 +288,7 @@ fn mutate(spec: &Spec, which: usize, at: usize) -> Spec {
         }
         // The last slot dropped.
         _ => {
+            s.overrides.retain(|&(_, slot)| slot < n - 1);
             s.nodes.pop();
             if let Some(w) = &mut s.weights {
                 w.pop();
@@ -268,7 +312,7 @@ proptest! {
     }
 
     #[test]
-    fn any_change_of_meaning_changes_the_fingerprint(spec in spec(), which in 0usize..8, at in 0usize..64) {
+    fn any_change_of_meaning_changes_the_fingerprint(spec in spec(), which in 0usize..10, at in 0usize..64) {
         let Some(before) = table(&spec) else { return Ok(()) };
         let Some(after) = table(&mutate(&spec, which, at)) else { return Ok(()) };
         // Equal tables mean the same (a weight changed on a one-slot

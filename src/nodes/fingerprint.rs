@@ -25,6 +25,12 @@
 //!        weighted and the weight is not the default 1 (`-0` is written as
 //!        `0`);
 //!    - the byte `0x00`, ending the slot.
+//! 4. For each override line (`override KEY NODE`), in increasing key
+//!    order: the byte `0x03`, the key as a `u64`, then the length in bytes
+//!    of the node's name as a `u32` and the name in UTF-8. A table without
+//!    overrides adds no byte here, so its fingerprint is the one it had
+//!    before overrides existed; how a key is spelled (decimal or `0x`
+//!    hex) and the order of the lines are not hashed.
 //!
 //! Nothing else is hashed: not comments, blank space, the order of a
 //! line's attributes, nor how a number is spelled. A weight is hashed as
@@ -65,6 +71,7 @@ pub const FINGERPRINT_PREFIX: &str = "jt1:";
 /// The attribute tags, in the order they are hashed.
 const REMOVED: u8 = 0x01;
 const WEIGHT: u8 = 0x02;
+const OVERRIDE: u8 = 0x03;
 const END_OF_SLOT: u8 = 0x00;
 
 /// The fingerprint of a node table's meaning (see [`NodeTable::fingerprint`]);
@@ -148,6 +155,15 @@ impl Hasher {
             hasher.update(&w.to_bits().to_le_bytes());
         }
         hasher.update(&[END_OF_SLOT]);
+    }
+
+    /// An override, after every slot: `key` pinned to node `name`.
+    pub(super) fn pin(&mut self, key: u64, name: &str) {
+        let hasher = &mut self.0;
+        hasher.update(&[OVERRIDE]);
+        hasher.update(&key.to_le_bytes());
+        hasher.update(&(name.len() as u32).to_le_bytes());
+        hasher.update(name.as_bytes());
     }
 
     /// The fingerprint of the slots given.

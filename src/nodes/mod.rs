@@ -48,6 +48,43 @@
 //! (`rack#2`). Comments are not kept when a table is written. Anything
 //! else after the name is refused with its line.
 //!
+//! # Overrides
+//!
+//! After the last slot line, a table may pin single keys to a node, one
+//! per line: `override KEY NODE`, the word, a key and a node named on a
+//! slot line above, separated by blanks (a comment may follow). KEY is
+//! the `u64` the table places (for byte keys, their XXH64 prehash): in
+//! decimal (`0` to `18446744073709551615`) or as `0x` and 1 to 16
+//! hexadecimal digits in either case. A lookup ([`NodeTable::bucket`],
+//! [`NodeTable::batch`], [`NodeTable::node`], the first member of
+//! [`NodeTable::replicas_batch`]) answers an overridden key with the
+//! node's first working slot; other keys are placed as without
+//! overrides, and a table without them pays one emptiness check. An
+//! override to a node whose slots are all removed is kept in the file but
+//! not used: the key takes its normal slot until the node is restored (so
+//! removing a node never leaves an unreadable table). A node that leaves
+//! the table (a shrink, a swap, a hole) takes its overrides with it.
+//! Refused, naming the line: a key that is not a `u64`, a key overridden
+//! twice (with both lines), a node not in the table, a slot line after an
+//! override line (a slot's line number is its bucket), and anything but
+//! exactly a key and a node after the word. A line is an override line
+//! only when its first word is `override` and its next word holds no `=`,
+//! so a node named `override` keeps its slot line. Overrides are written
+//! back by [`NodeTable::to_text`] in increasing key order, in decimal, and
+//! enter the fingerprint ([`fingerprint`]). `jumpshard balance` writes
+//! them to even out a weighted load.
+//!
+//! ```
+//! use jumpshard::NodeTable;
+//!
+//! let table = NodeTable::parse("alpha\nbeta\ngamma\noverride 42 gamma\noverride 0x2b beta\n")?;
+//! assert_eq!((table.node(42), table.node(43)), ("gamma", "beta"));
+//! assert_eq!(table.override_count(), 2);
+//! let err = NodeTable::parse("alpha\nbeta\noverride 42 delta\n").unwrap_err();
+//! assert_eq!(err.to_string(), "line 3: node \"delta\" is not in the table");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! ```
 //! use jumpshard::NodeTable;
 //!
@@ -86,6 +123,7 @@
 mod change;
 pub mod fingerprint;
 mod names;
+mod overrides;
 mod placement;
 mod removal;
 mod replicas;

@@ -275,7 +275,7 @@ impl<'a> NodeRemoval<'a> {
             }
         };
         // Slots of a valid table, less a node that is not its only one.
-        Ok(table.expect("a valid table"))
+        Ok(table.expect("a valid table").keeping_overrides(old))
     }
 }
 

@@ -101,7 +101,10 @@ impl NodeTable {
 
     /// The replica sets of `keys` as `k = columns.len()` columns of slots:
     /// `columns[j][i]` is member `j` of the set of `keys[i]`, column 0 being
-    /// [`NodeTable::batch`]'s. Fails, writing nothing, as
+    /// [`NodeTable::batch`]'s, overrides included: a key pinned to a node
+    /// already in its set swaps that member with its first, and otherwise
+    /// the pinned node takes the first member's place. Fails, writing
+    /// nothing, as
     /// [`NodeTable::check_replicas`] does, or when a column's length
     /// differs from the keys'.
     pub fn replicas_batch(
@@ -117,6 +120,8 @@ impl NodeTable {
                     ReplicaError::LengthMismatch { keys, out }
                 }
                 other => unreachable!("k was checked: {other}"),
-            })
+            })?;
+        self.pin_replicas(keys, columns);
+        Ok(())
     }
 }

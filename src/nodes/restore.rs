@@ -77,8 +77,8 @@ pub fn restore(table: &NodeTable, name: Option<&str>) -> Result<(NodeTable, usiz
         (false, Some(name)) => names[slot] = name,
         (false, None) => {}
     }
-    let table = NodeTable::with_memento(&names, memento).map_err(RestoreError::Table)?;
-    Ok((table, slot))
+    let restored = NodeTable::with_memento(&names, memento).map_err(RestoreError::Table)?;
+    Ok((restored.keeping_overrides(table), slot))
 }
 
 #[cfg(test)]

@@ -1,9 +1,10 @@
 //! The node table itself: its slots indexed by node, the slot of a key,
 //! writing it back. Reading the file is [`super::table_file`]'s.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::fingerprint::{Hasher, TableFingerprint};
+use super::overrides::Overrides;
 use super::placement::Placement;
 use super::table_error::TableError;
 use super::table_file::{self, Slots};
@@ -25,6 +26,8 @@ pub struct NodeTable {
     starts: Vec<u32>,
     by_node: Vec<u32>,
     placement: Placement,
+    /// Keys pinned to a node, consulted after the placement.
+    overrides: Overrides,
 }
 
 impl NodeTable {
@@ -83,6 +86,9 @@ impl NodeTable {
             }
             text.push('\n');
         }
+        for (key, node) in self.overrides() {
+            text.push_str(&format!("override {key} {node}\n"));
+        }
         text
     }
 
@@ -122,6 +128,9 @@ impl NodeTable {
                 removal.get(slot).copied().flatten(),
                 weight,
             );
+        }
+        for (key, node) in self.overrides() {
+            hasher.pin(key, node);
         }
         hasher.finish()
     }
@@ -222,14 +231,116 @@ impl NodeTable {
     /// The slot of `key`: Figure 1 over the slots, then Memento's
     /// rehashes if it is removed, or the weights' rejection sampling.
     pub fn bucket(&self, key: u64) -> u32 {
-        self.placement.bucket(key, self.bucket_count())
+        let slot = self.placement.bucket(key, self.bucket_count());
+        self.overrides.slot(key, slot)
     }
 
     /// [`NodeTable::bucket`] of every key, on the kernels. Fails with
     /// [`Error::LengthMismatch`], leaving `out` untouched, when the lengths
     /// differ.
     pub fn batch(&self, keys: &[u64], out: &mut [u32]) -> Result<(), Error> {
-        self.placement.batch(keys, self.bucket_count(), out)
+        self.placement.batch(keys, self.bucket_count(), out)?;
+        self.overrides.apply(keys, out);
+        Ok(())
+    }
+
+    /// The overridden keys and their nodes, in increasing key order (the
+    /// file's `override KEY NODE` lines), those whose node serves no
+    /// working slot included.
+    pub fn overrides(&self) -> impl Iterator<Item = (u64, &str)> + '_ {
+        self.overrides
+            .nodes
+            .iter()
+            .map(|(&key, &node)| (key, self.names[node as usize].as_str()))
+    }
+
+    /// The number of overridden keys.
+    pub fn override_count(&self) -> usize {
+        self.overrides.nodes.len()
+    }
+
+    /// This table with its overrides replaced by `pins` (key, node),
+    /// sorted or not; an empty list gives the table without overrides.
+    /// Fails when a key is given twice or a node is not in the table.
+    ///
+    /// ```
+    /// use jumpshard::NodeTable;
+    ///
+    /// let table = NodeTable::parse("a\nb\nc\n")?;
+    /// let pinned = table.with_overrides([(7, "c"), (8, "a")])?;
+    /// assert_eq!(pinned.node(7), "c");
+    /// assert_eq!(pinned.to_text(), "a\nb\nc\noverride 7 c\noverride 8 a\n");
+    /// assert!(table.with_overrides([(7, "z")]).is_err());
+    /// # Ok::<(), jumpshard::TableError>(())
+    /// ```
+    pub fn with_overrides<I, S>(&self, pins: I) -> Result<NodeTable, TableError>
+    where
+        I: IntoIterator<Item = (u64, S)>,
+        S: AsRef<str>,
+    {
+        let mut nodes = BTreeMap::new();
+        for (i, (key, node)) in pins.into_iter().enumerate() {
+            // Numbered as if written after the slots.
+            let line = self.len() + i + 1;
+            let node = node.as_ref();
+            let index = self
+                .index
+                .get(node)
+                .ok_or_else(|| TableError::BadOverride {
+                    line,
+                    why: format!("node {node:?} is not in the table"),
+                })?;
+            if nodes.insert(key, *index).is_some() {
+                return Err(TableError::BadOverride {
+                    line,
+                    why: format!("key {key} is overridden twice"),
+                });
+            }
+        }
+        let mut table = self.clone();
+        table.overrides = Overrides::new(nodes, |node| table.live_slot(node));
+        Ok(table)
+    }
+
+    /// This table with the overrides of `from` whose node it still names
+    /// (a node gone from the table takes its keys' overrides with it).
+    pub(super) fn keeping_overrides(self, from: &NodeTable) -> NodeTable {
+        if from.overrides.is_empty() {
+            return self;
+        }
+        let pins: Vec<(u64, &str)> = from
+            .overrides()
+            .filter(|(_, node)| self.index.contains_key(*node))
+            .collect();
+        self.with_overrides(pins)
+            .expect("distinct keys naming nodes of the table")
+    }
+
+    /// `columns` (replica sets of `keys`, column 0 the first members)
+    /// with each pinned key's slot first: swapped with its place in the
+    /// set, or replacing the first member.
+    pub(super) fn pin_replicas(&self, keys: &[u64], columns: &mut [&mut [u32]]) {
+        if self.overrides.slots.is_empty() {
+            return;
+        }
+        for (i, key) in keys.iter().enumerate() {
+            let Some(&pinned) = self.overrides.slots.get(key) else {
+                continue;
+            };
+            let first = columns[0][i];
+            if let Some(j) = (1..columns.len()).find(|&j| columns[j][i] == pinned) {
+                columns[j][i] = first;
+            }
+            columns[0][i] = pinned;
+        }
+    }
+
+    /// The first working slot of node `node`.
+    fn live_slot(&self, node: u32) -> Option<u32> {
+        self.node_slots(node as usize)
+            .iter()
+            .copied()
+            .find(|&slot| !self.is_removed(slot as usize))
     }
 
     /// The name of the node serving `key`: `slot(bucket(key))`.
@@ -268,6 +379,7 @@ impl NodeTable {
             index,
             slots,
             placement,
+            overrides,
         } = slots;
         // A counting sort of the slots by node.
         let mut starts = vec![0u32; names.len() + 1];
@@ -283,14 +395,19 @@ impl NodeTable {
             by_node[next[node as usize] as usize] = slot as u32;
             next[node as usize] += 1;
         }
-        NodeTable {
+        let mut table = NodeTable {
             names,
             slots,
             index,
             starts,
             by_node,
             placement,
+            overrides: Overrides::default(),
+        };
+        if !overrides.is_empty() {
+            table.overrides = Overrides::new(overrides, |node| table.live_slot(node));
         }
+        table
     }
 }
 

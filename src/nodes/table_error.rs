@@ -76,6 +76,14 @@ pub enum TableError {
         /// What is wrong.
         why: String,
     },
+    /// An override line (`override KEY NODE`) with a bad key, a key given
+    /// twice, a node not in the table, or a slot line after it.
+    BadOverride {
+        /// Its line.
+        line: usize,
+        /// What is wrong.
+        why: String,
+    },
 }
 
 impl fmt::Display for TableError {
@@ -127,6 +135,7 @@ impl fmt::Display for TableError {
                 why,
             } => write!(f, "line {line}: {why}"),
             TableError::BadRemovals { line: None, why } => f.write_str(why),
+            TableError::BadOverride { line, why } => write!(f, "line {line}: {why}"),
         }
     }
 }

@@ -2,9 +2,10 @@
 //! gathered and replayed into a placement. The result is a table's raw
 //! slots; [`super::NodeTable`] indexes them.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::names::{name_problem, Forms};
+use super::overrides::{self, Lines};
 use super::placement::Placement;
 use super::table_error::{TableError, MAX_SLOTS};
 use crate::{BucketCount, Error};
@@ -16,6 +17,8 @@ pub(super) struct Slots {
     pub(super) index: HashMap<String, u32>,
     pub(super) slots: Vec<u32>,
     pub(super) placement: Placement,
+    /// Each overridden key's node, an index into `names`.
+    pub(super) overrides: BTreeMap<u64, u32>,
 }
 
 /// The slots of a table file's text (see the module documentation of
@@ -31,6 +34,7 @@ pub(super) fn read(text: &str) -> Result<Slots, TableError> {
     }
     let mut builder = Builder::new(MAX_SLOTS);
     let mut attributes = Attributes::default();
+    let mut pinned = Lines::default();
     for (i, line) in text.split('\n').enumerate() {
         let line = without_comment(line.strip_suffix('\r').unwrap_or(line));
         let number = i + 1;
@@ -42,6 +46,20 @@ pub(super) fn read(text: &str) -> Result<Slots, TableError> {
             .map_or(line.len(), |e| lead + e);
         let (first, rest) = line.split_at(end);
         let fields = rest.split([' ', '\t']).filter(|f| !f.is_empty());
+        // `override KEY NODE`: a node named `override` keeps its slot line
+        // (`override`, `override weight=2`), since a key holds no `=`.
+        if first == overrides::WORD && fields.clone().next().is_some_and(|f| !f.contains('=')) {
+            pinned.read(number, fields)?;
+            continue;
+        }
+        if pinned.any() {
+            return Err(TableError::BadOverride {
+                line: number,
+                why: "a slot line after an override line: override lines come after every slot \
+                      (a slot's line number is its bucket)"
+                    .into(),
+            });
+        }
         let (name, marked) = match first.strip_prefix('+') {
             Some(name) => (name, true),
             None => (first, false),
@@ -68,7 +86,10 @@ pub(super) fn read(text: &str) -> Result<Slots, TableError> {
     }
     let n = builder.slots.len();
     let placement = attributes.placement(n)?;
-    builder.finish(placement)
+    let pinned = pinned.resolve(&builder.index)?;
+    let mut slots = builder.finish(placement)?;
+    slots.overrides = pinned;
+    Ok(slots)
 }
 
 /// `line` without its comment: a `#` after a blank (space or tab) starts
@@ -304,6 +325,7 @@ impl Builder {
             names: self.names,
             slots: self.slots,
             placement,
+            overrides: BTreeMap::new(),
         })
     }
 }
