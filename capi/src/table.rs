@@ -99,7 +99,8 @@ fn line_of(error: &jumpshard::TableError) -> Option<usize> {
         | UnmarkedRepeat { line, .. }
         | MarkedFirst { line, .. }
         | LookAlike { line, .. }
-        | BadAttribute { line, .. } => Some(*line),
+        | BadAttribute { line, .. }
+        | BadOverride { line, .. } => Some(*line),
         BadRemovals { line, .. } => *line,
         _ => None,
     }

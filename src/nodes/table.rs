@@ -254,6 +254,13 @@ impl NodeTable {
             .map(|(&key, &node)| (key, self.names[node as usize].as_str()))
     }
 
+    /// The slot `key` is pinned to, when an override names it and its
+    /// node has a working slot: what a byte key's lookup consults with its
+    /// prehash ([`crate::bytes::prehash`]).
+    pub fn pinned(&self, key: u64) -> Option<u32> {
+        self.overrides.slots.get(&key).copied()
+    }
+
     /// The number of overridden keys.
     pub fn override_count(&self) -> usize {
         self.overrides.nodes.len()

@@ -57,6 +57,17 @@ impl NodeTable {
         self.inner.fingerprint().to_string()
     }
 
+    /// The overridden keys (`override KEY NODE` lines), as a list of
+    /// `(key, node)` pairs in increasing key order; lookups answer them
+    /// first.
+    #[getter]
+    fn overrides(&self) -> Vec<(u64, String)> {
+        self.inner
+            .overrides()
+            .map(|(key, node)| (key, node.to_owned()))
+            .collect()
+    }
+
     /// The slot of one 64-bit key.
     fn bucket(&self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
         Ok(self.inner.bucket(args::key(key)?))

@@ -106,6 +106,10 @@ fn hex_bucket(table: &NodeTable, key: &str) -> Result<u32, String> {
             })
             .collect::<Result<_, _>>()?
     };
+    // An override names a byte key by its prehash.
+    if let Some(slot) = table.pinned(jumpshard::bytes::prehash(&bytes)) {
+        return Ok(slot);
+    }
     Ok(match table.memento() {
         Some(m) => m.bucket_bytes(&bytes),
         None => Memento::new(table.bucket_count()).bucket_bytes(&bytes),
