@@ -134,7 +134,11 @@ pub(crate) fn open(
 
 /// The index of `column` (a NAME or an INDEX) in the header line
 /// `headers` of the input `name`, by the rules above.
-fn in_header(headers: &csv::ByteRecord, column: &str, name: &str) -> Result<usize, Error> {
+pub(crate) fn in_header(
+    headers: &csv::ByteRecord,
+    column: &str,
+    name: &str,
+) -> Result<usize, Error> {
     let named: Vec<usize> = headers
         .iter()
         .enumerate()

@@ -94,6 +94,17 @@ pub enum Error {
         /// The key column, as given.
         column: String,
     },
+    /// A weight that is not a finite number of 0 or more.
+    BadWeight {
+        /// The input's name.
+        name: String,
+        /// The line (CSV) or row (Parquet), from 1.
+        line: u64,
+        /// The weight column, as given.
+        column: String,
+        /// The weight as written.
+        text: String,
+    },
     /// A CSV input that the `csv` crate could not parse.
     Csv {
         /// The input's name.
@@ -290,6 +301,16 @@ impl fmt::Display for Error {
             } => write!(
                 f,
                 "{name} line {line}: the record has {fields} fields, no column {column}"
+            ),
+            Error::BadWeight {
+                name,
+                line,
+                column,
+                text,
+            } => write!(
+                f,
+                "{name} line {line}, column {column}: weight {text:?} is not a finite number \
+                 of 0 or more"
             ),
             Error::Csv {
                 name,

@@ -47,6 +47,9 @@ pub mod reshard;
 pub mod sequential;
 mod source;
 mod u64le;
+mod weighted;
+#[cfg(feature = "parquet")]
+mod weighted_parquet;
 
 pub use dataset::dataset_files;
 pub use decimal::{parse_decimal, BadDecimal};
@@ -57,3 +60,4 @@ pub use open::KeyOptions;
 pub use progress::{NoProgress, Progress};
 pub use source::{Input, KeyPieces, KeysAt, OrderedKeys, Source, Unit};
 pub use u64le::{u64le_file, InMemory};
+pub use weighted::{read_csv, read_weighted, WeightColumns, WeightedKey};

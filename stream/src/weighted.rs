@@ -1,0 +1,191 @@
+//! Keys with a weight each (requests per second, bytes), from two columns
+//! of a CSV or Parquet file, read whole: what an offline planner needs,
+//! every key and its weight in memory at once.
+//!
+//! The key column is read as the key sources read it (decimal u64 in
+//! CSV, uint64 or int64 in Parquet; the CSV column rules of `--column`
+//! apply to both columns); the weight column holds numbers (CSV: any
+//! decimal or exponent form Rust's `f64` reads; Parquet: a float, double
+//! or integer column). A weight must be finite and 0 or more: a negative,
+//! NaN or infinite weight is an error naming its line (CSV, counting the
+//! header line) or row (Parquet, from 1).
+
+use std::io::Read;
+use std::path::Path;
+
+use crate::csv_column::in_header;
+use crate::decimal::parse_decimal;
+use crate::error::Error;
+
+/// A key, its weight and where it was read: the CSV line (from 1, the
+/// header line counted) or the Parquet row (from 1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WeightedKey {
+    /// The key.
+    pub key: u64,
+    /// Its weight, finite and 0 or more.
+    pub weight: f64,
+    /// Its line (CSV) or row (Parquet), from 1.
+    pub line: u64,
+}
+
+/// Where a weights file's columns are.
+#[derive(Clone, Debug)]
+pub struct WeightColumns<'a> {
+    /// The key column: a header name, or a 0-based index.
+    pub key: &'a str,
+    /// The weight column: a header name, or a 0-based index.
+    pub weight: &'a str,
+    /// Whether a CSV input's first line names the columns.
+    pub header: bool,
+}
+
+/// Every key and weight of the file at `path`: Parquet when it starts
+/// with Parquet's magic bytes, CSV otherwise.
+pub fn read_weighted(path: &Path, columns: &WeightColumns<'_>) -> Result<Vec<WeightedKey>, Error> {
+    let name = path.display().to_string();
+    let mut file = std::fs::File::open(path).map_err(|source| Error::Open {
+        name: name.clone(),
+        source,
+    })?;
+    let mut magic = [0u8; 4];
+    let n = file.read(&mut magic).map_err(|source| Error::Read {
+        name: name.clone(),
+        source,
+    })?;
+    if n == 4 && &magic == crate::detect::PARQUET_MAGIC {
+        #[cfg(feature = "parquet")]
+        return crate::weighted_parquet::read(path, columns);
+        #[cfg(not(feature = "parquet"))]
+        return Err(Error::BadParquet {
+            name,
+            why: "this build reads no Parquet".into(),
+        });
+    }
+    let file = std::fs::File::open(path).map_err(|source| Error::Open {
+        name: name.clone(),
+        source,
+    })?;
+    read_csv(file, name, columns)
+}
+
+/// Every key and weight of the CSV text `source`, named `name`.
+pub fn read_csv(
+    source: impl Read,
+    name: String,
+    columns: &WeightColumns<'_>,
+) -> Result<Vec<WeightedKey>, Error> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(columns.header)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(source);
+    let csv_error = |e: csv::Error| Error::Csv {
+        name: name.clone(),
+        line: e.position().map(csv::Position::line),
+        why: e.to_string(),
+    };
+    let (key_index, weight_index) = if columns.header {
+        let headers = reader.byte_headers().map_err(csv_error)?.clone();
+        (
+            in_header(&headers, columns.key, &name)?,
+            in_header(&headers, columns.weight, &name)?,
+        )
+    } else {
+        let index = |column: &str| {
+            column
+                .parse::<usize>()
+                .map_err(|_| Error::ColumnNeedsIndex {
+                    column: column.to_owned(),
+                })
+        };
+        (index(columns.key)?, index(columns.weight)?)
+    };
+    let mut record = csv::ByteRecord::new();
+    let mut all = Vec::new();
+    while reader.read_byte_record(&mut record).map_err(csv_error)? {
+        let line = record.position().map_or(0, csv::Position::line);
+        let field = |index: usize, column: &str| {
+            record.get(index).ok_or_else(|| Error::MissingField {
+                name: name.clone(),
+                line,
+                fields: record.len(),
+                column: column.to_owned(),
+            })
+        };
+        let key = parse_decimal(field(key_index, columns.key)?).map_err(|why| Error::BadKey {
+            name: name.clone(),
+            line,
+            column: Some(columns.key.to_owned()),
+            why,
+        })?;
+        let text = field(weight_index, columns.weight)?;
+        let weight = std::str::from_utf8(text)
+            .ok()
+            .and_then(|t| t.parse::<f64>().ok());
+        let weight = checked(weight, &name, line, columns.weight, || {
+            String::from_utf8_lossy(text).into_owned()
+        })?;
+        all.push(WeightedKey { key, weight, line });
+    }
+    Ok(all)
+}
+
+/// `weight` when it is a finite number of 0 or more, else the error naming
+/// `line` of the input `name` and the `text` it was read from.
+pub(crate) fn checked(
+    weight: Option<f64>,
+    name: &str,
+    line: u64,
+    column: &str,
+    text: impl FnOnce() -> String,
+) -> Result<f64, Error> {
+    match weight {
+        Some(w) if w.is_finite() && w >= 0.0 => Ok(w),
+        _ => Err(Error::BadWeight {
+            name: name.to_owned(),
+            line,
+            column: column.to_owned(),
+            text: text(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<Vec<(u64, f64, u64)>, String> {
+        let columns = WeightColumns {
+            key: "k",
+            weight: "w",
+            header: true,
+        };
+        Ok(read_csv(text.as_bytes(), "in".into(), &columns)?
+            .into_iter()
+            .map(|w| (w.key, w.weight, w.line))
+            .collect())
+    }
+
+    #[test]
+    fn keys_and_weights_with_their_lines() {
+        assert_eq!(
+            read("w,k\n1.5,7\n 2e3 , 8\n0,9\n"),
+            Ok(vec![(7, 1.5, 2), (8, 2000.0, 3), (9, 0.0, 4)])
+        );
+        for (text, want) in [
+            ("k,w\n1,-1\n", "in line 2, column w: weight \"-1\""),
+            ("k,w\n1,2\n2,NaN\n", "in line 3, column w: weight \"NaN\""),
+            ("k,w\n1,inf\n", "in line 2, column w: weight \"inf\""),
+            ("k,w\n1,heavy\n", "in line 2, column w: weight \"heavy\""),
+            (
+                "k,w\n1\n",
+                "in line 2: the record has 1 fields, no column w",
+            ),
+            ("k,x\n1,2\n", "in: no column \"w\""),
+        ] {
+            let err = read(text).unwrap_err();
+            assert!(err.starts_with(want), "{text:?}: {err}");
+        }
+    }
+}
