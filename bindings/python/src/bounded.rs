@@ -22,21 +22,26 @@ pub struct BoundedLoads(Inner);
 
 #[pymethods]
 impl BoundedLoads {
-    /// A router over a copy of `cluster`, with load factor `factor` (> 1,
-    /// `math.inf` allowed) and walks of up to `walk` nodes.
+    /// A router over a copy of `cluster` (a `Memento`, or an int: that many
+    /// buckets, none removed), with load factor `factor` (> 1, `math.inf`
+    /// allowed) and walks of up to `walk` nodes.
     #[new]
     #[pyo3(signature = (cluster, factor, walk=None))]
     fn new(
-        cluster: PyRef<'_, Memento>,
+        cluster: &Bound<'_, PyAny>,
         factor: &Bound<'_, PyAny>,
         walk: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<BoundedLoads> {
+        let cluster = match cluster.cast::<Memento>() {
+            Ok(m) => m.borrow().0.clone(),
+            Err(_) => jumpshard::Memento::new(args::buckets(cluster, "cluster")?),
+        };
         let factor = factor_arg(factor)?;
         let walk = match walk {
             None => DEFAULT_WALK,
             Some(walk) => walk_arg(walk)?,
         };
-        Inner::with_walk(cluster.0.clone(), factor, walk)
+        Inner::with_walk(cluster, factor, walk)
             .map(BoundedLoads)
             .map_err(args::value_error)
     }

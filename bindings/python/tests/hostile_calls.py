@@ -25,7 +25,7 @@ HOSTILE = [0, -1, 2**31, 2**32, 2**63, 2**64, 2**100]
 #: its bucket count), and those that take a list of ints or numbers.
 INTS = {
     "key", "keys", "n", "k", "bucket", "threads", "from_buckets", "to_buckets", "cluster", "before", "after",
-    "from_cluster", "to_cluster", "replicas", "offset", "batch_rows", "bits", "to",
+    "from_cluster", "to_cluster", "replicas", "offset", "batch_rows", "bits", "to", "walk", "node",
 }
 LISTS = {"removals", "weights"}
 
@@ -103,6 +103,9 @@ def valid(tmp, frames):
         "fs": None,
         "files": [],
         "memento": jumpshard.Memento(10),
+        "factor": 1.25,
+        "walk": 8,
+        "node": 1,
         **frames,
     }
 
@@ -116,6 +119,7 @@ def instances():
         "Memento": lambda: jumpshard.Memento(10),
         "NodeTable": lambda: jumpshard.NodeTable("a\nb\nc\n"),
         "Weights": lambda: jumpshard.Weights([1.0, 2.0]),
+        "BoundedLoads": lambda: jumpshard.BoundedLoads(jumpshard.Memento(10), 1.25),
         "Placement": lambda: ja.Placement(10),
         "JumpshardExpr": lambda: __import__("polars").col("key").jumpshard,
     }

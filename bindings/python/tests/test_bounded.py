@@ -111,3 +111,14 @@ def test_bad_input():
     with pytest.raises(ValueError, match="does not exist"):
         router.remove(9)
     assert router.total == 0
+
+
+def test_a_cluster_given_as_its_bucket_count():
+    router = jumpshard.BoundedLoads(12, math.inf)
+    assert router.cluster.barray == 12 and router.cluster.removals == []
+    assert [router.acquire(k) for k in range(50)] == [jumpshard.bucket(k, 12) for k in range(50)]
+    for bad in [0, -1, 2**31, 2**100]:
+        with pytest.raises(ValueError, match="cluster"):
+            jumpshard.BoundedLoads(bad, 2.0)
+    with pytest.raises(TypeError):
+        jumpshard.BoundedLoads(True, 2.0)
