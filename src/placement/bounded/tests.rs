@@ -237,3 +237,39 @@ fn next_bound_is_the_formula() {
     let inf = BoundedLoads::new(cluster(4, &[]), f64::INFINITY).unwrap();
     assert_eq!(inf.next_bound(), u64::MAX);
 }
+
+#[test]
+fn membership_changes_beside_running_threads_lose_no_count() {
+    let steps = if cfg!(miri) { 5 } else { 3000 };
+    let router = BoundedLoads::new(cluster(16, &[]), 1.25).unwrap();
+    std::thread::scope(|scope| {
+        for t in 0..4u64 {
+            let router = &router;
+            scope.spawn(move || {
+                let mut s = t + 1;
+                for _ in 0..steps {
+                    let node = router.acquire(next(&mut s));
+                    router.release(node).unwrap();
+                }
+            });
+        }
+        // Removals and restores (and a growth, then its undo) meanwhile.
+        for round in 0..if cfg!(miri) { 2 } else { 200 } {
+            let held: Vec<u32> = (0..10).map(|k| router.acquire(k + round)).collect();
+            router.remove(held[0]).unwrap();
+            router.remove((held[0] + 5) % 16).ok();
+            for node in held {
+                router.release(node).unwrap();
+            }
+            while !router.cluster().removals().is_empty() {
+                router.restore().unwrap();
+            }
+            if router.cluster().barray().get() < 16 {
+                router.restore().unwrap(); // the tail shrink undone
+            }
+        }
+    });
+    assert_eq!(router.total(), 0);
+    assert!(router.loads().iter().all(|&l| l == 0));
+    assert_eq!(router.cluster(), cluster(16, &[]));
+}
