@@ -74,7 +74,7 @@ const WEIGHT: u8 = 0x02;
 const OVERRIDE: u8 = 0x03;
 const END_OF_SLOT: u8 = 0x00;
 
-/// The fingerprint of a node table's meaning (see [`NodeTable::fingerprint`]);
+/// The fingerprint of a node table's meaning (see [`NodeTable::fingerprint`](crate::nodes::NodeTable::fingerprint));
 /// it prints as `jt1:` and 32 hexadecimal digits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TableFingerprint(u128);
