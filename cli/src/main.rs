@@ -16,7 +16,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use commands::{assign, bench, bucket, kernels, lookup, remove, reshard, restore, table, verify};
+use commands::{
+    assign, balance, bench, bucket, kernels, lookup, remove, reshard, restore, table, verify,
+};
 use out::signals;
 
 /// Jump consistent hash, bit-exact with Lamping and Veach's Figure 1, for
@@ -72,6 +74,10 @@ enum Command {
     /// Print the slot and node of keys given on the command line: decimal
     /// u64, or hex bytes placed the Memento-compatible way.
     Lookup(lookup::Args),
+    /// Write an override table that keeps every node's weighted load
+    /// (requests per second, bytes) within c times the mean, moving the
+    /// least weight off the keys' plain nodes.
+    Balance(balance::Args),
     /// Node tables' meanings: `fingerprint` prints the value routers compare
     /// before serving, `diff` says in words how two tables differ.
     #[command(
@@ -101,6 +107,7 @@ fn main() -> ExitCode {
         Command::Remove(args) => remove::run(&args),
         Command::Restore(args) => restore::run(&args),
         Command::Lookup(args) => lookup::run(&args),
+        Command::Balance(args) => balance::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

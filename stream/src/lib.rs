@@ -48,6 +48,7 @@ pub mod sequential;
 mod source;
 mod u64le;
 mod weighted;
+mod weighted_key;
 #[cfg(feature = "parquet")]
 mod weighted_parquet;
 

@@ -16,29 +16,8 @@ use std::path::Path;
 use crate::csv_column::in_header;
 use crate::decimal::parse_decimal;
 use crate::error::Error;
-
-/// A key, its weight and where it was read: the CSV line (from 1, the
-/// header line counted) or the Parquet row (from 1).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct WeightedKey {
-    /// The key.
-    pub key: u64,
-    /// Its weight, finite and 0 or more.
-    pub weight: f64,
-    /// Its line (CSV) or row (Parquet), from 1.
-    pub line: u64,
-}
-
-/// Where a weights file's columns are.
-#[derive(Clone, Debug)]
-pub struct WeightColumns<'a> {
-    /// The key column: a header name, or a 0-based index.
-    pub key: &'a str,
-    /// The weight column: a header name, or a 0-based index.
-    pub weight: &'a str,
-    /// Whether a CSV input's first line names the columns.
-    pub header: bool,
-}
+use crate::weighted_key::checked;
+pub use crate::weighted_key::{WeightColumns, WeightedKey};
 
 /// Every key and weight of the file at `path`: Parquet when it starts
 /// with Parquet's magic bytes, CSV otherwise.
@@ -129,26 +108,6 @@ pub fn read_csv(
         all.push(WeightedKey { key, weight, line });
     }
     Ok(all)
-}
-
-/// `weight` when it is a finite number of 0 or more, else the error naming
-/// `line` of the input `name` and the `text` it was read from.
-pub(crate) fn checked(
-    weight: Option<f64>,
-    name: &str,
-    line: u64,
-    column: &str,
-    text: impl FnOnce() -> String,
-) -> Result<f64, Error> {
-    match weight {
-        Some(w) if w.is_finite() && w >= 0.0 => Ok(w),
-        _ => Err(Error::BadWeight {
-            name: name.to_owned(),
-            line,
-            column: column.to_owned(),
-            text: text(),
-        }),
-    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderB
 use parquet::arrow::ProjectionMask;
 
 use crate::error::Error;
-use crate::weighted::{checked, WeightColumns, WeightedKey};
+use crate::weighted_key::{checked, WeightColumns, WeightedKey};
 
 /// Every key and weight of the Parquet file at `path`.
 pub(crate) fn read(path: &Path, columns: &WeightColumns<'_>) -> Result<Vec<WeightedKey>, Error> {

@@ -154,6 +154,7 @@ int main(int argc, char **argv) {
     run("weights", test_weights);
     run("table", test_table);
     run("table_fingerprint", test_table_fingerprint);
+    run("table_overrides", test_table_overrides);
     run("bounded", test_bounded);
     free_golden();
     printf("test_jumpshard: %d passed, %d failed\n", passed, failed);

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod assign;
+pub mod balance;
 pub mod bench;
 pub mod bucket;
 pub mod kernels;
