@@ -43,6 +43,7 @@
 
 use crate::kernel::check_lengths;
 use crate::kernel::scalar::jump;
+use crate::kernel::xxh64;
 use crate::{active_kernel, BucketCount, Error, Kernel};
 
 /// Refusals after which a key takes the fallback bucket; with weights all
@@ -168,7 +169,8 @@ impl Weights {
     /// over the keys themselves; each later attempt derives the keys still
     /// refused and runs the kernel over those alone, so that a mix of
     /// weights costs a kernel pass per attempt over the refused keys
-    /// rather than a scalar Figure 1 loop per attempt and key. The answers
+    /// rather than a scalar Figure 1 loop per attempt and key. The derived
+    /// keys and the coins are XXH64 on the kernel's lanes too. The answers
     /// are [`Weights::bucket`]'s, bit for bit.
     pub fn batch_on(&self, kernel: Kernel, keys: &[u64], out: &mut [u32]) -> Result<(), Error> {
         check_lengths(keys, out)?;
@@ -176,7 +178,10 @@ impl Weights {
         if self.accept.iter().all(|&p| p >= 1.0) {
             return Ok(());
         }
-        let mut rounds = Rounds::default();
+        let mut rounds = Rounds {
+            tossing: self.accept.iter().any(|&p| p > 0.0 && p < 1.0),
+            ..Rounds::default()
+        };
         for (keys, out) in keys.chunks(ROUND_BLOCK).zip(out.chunks_mut(ROUND_BLOCK)) {
             rounds.resolve(self, kernel, keys, out);
         }
@@ -186,17 +191,33 @@ impl Weights {
     /// Whether attempt `attempt` of `key`, on bucket `b`, is accepted.
     #[inline]
     fn accepts(&self, key: u64, attempt: u32, b: u32) -> bool {
+        self.accepts_with(b, || xxh64::one(key, coin_seed(attempt)))
+    }
+
+    /// Whether bucket `b` accepts the attempt whose coin `coin()` hashes;
+    /// the coin is only asked for when `b`'s weight is fractional.
+    #[inline]
+    fn accepts_with(&self, b: u32, coin: impl FnOnce() -> u64) -> bool {
         let p = self.accept[b as usize];
         if p >= 1.0 {
             return true;
         }
         // A bucket of weight 0 refuses whatever the coin says.
-        p > 0.0 && {
-            let coin =
-                xxhash_rust::xxh64::xxh64(&key.to_le_bytes(), (1 << 32) + u64::from(attempt));
-            ((coin >> 11) as f64) * (1.0 / (1u64 << 53) as f64) < p
-        }
+        p > 0.0 && ((coin() >> 11) as f64) * (1.0 / (1u64 << 53) as f64) < p
     }
+
+    /// Whether bucket `b` decides by a coin (its weight is fractional).
+    #[inline]
+    fn tosses(&self, b: u32) -> bool {
+        let p = self.accept[b as usize];
+        (p > 0.0) & (p < 1.0)
+    }
+}
+
+/// The seed of attempt `attempt`'s coin.
+#[inline]
+fn coin_seed(attempt: u32) -> u64 {
+    (1 << 32) + u64::from(attempt)
 }
 
 /// Keys resolved together by [`Weights::batch_on`]: small enough that
@@ -206,22 +227,32 @@ const ROUND_BLOCK: usize = 1024;
 /// The round buffers of [`Weights::batch_on`], reused from block to block.
 #[derive(Default)]
 struct Rounds {
+    /// Whether some weight is fractional, so that some attempts toss a coin.
+    tossing: bool,
     /// Positions in the block of the keys still refused.
     pending: Vec<u32>,
     /// Each pending key's attempted bucket of the largest weight so far.
     best: Vec<u32>,
-    /// Each pending key's derived key for this attempt, then its bucket.
+    /// The pending keys, then (hashed in place) their derived keys for
+    /// this attempt.
     derived: Vec<u64>,
+    /// Each pending key's bucket for this attempt.
     buckets: Vec<u32>,
+    /// This attempt's coins, in order, for the keys on a fractional bucket.
+    coins: Vec<u64>,
 }
 
 impl Rounds {
     /// Resolves the block's keys whose attempt 0 (in `out`) was refused.
+    /// The derived keys and the coins are hashed on the kernel's lanes.
     fn resolve(&mut self, w: &Weights, kernel: Kernel, keys: &[u64], out: &mut [u32]) {
+        let pairs = keys.iter().copied().zip(out.iter().copied());
+        toss(&mut self.coins, self.tossing, w, kernel, 0, pairs);
+        let mut coins = self.coins.iter().copied();
         self.pending.clear();
         self.best.clear();
-        for (i, (&key, &b)) in keys.iter().zip(out.iter()).enumerate() {
-            if !w.accepts(key, 0, b) {
+        for (i, &b) in out.iter().enumerate() {
+            if !w.accepts_with(b, || coins.next().expect("a coin per toss")) {
                 self.pending.push(i as u32);
                 self.best.push(b);
             }
@@ -231,15 +262,19 @@ impl Rounds {
                 return;
             }
             self.derived.clear();
-            self.derived.extend(self.pending.iter().map(|&i| {
-                xxhash_rust::xxh64::xxh64(&keys[i as usize].to_le_bytes(), u64::from(attempt))
-            }));
+            self.derived
+                .extend(self.pending.iter().map(|&i| keys[i as usize]));
+            kernel.xxh64(&mut self.derived, u64::from(attempt));
             self.buckets.resize(self.derived.len(), 0);
             kernel.run(&self.derived, w.n.get(), &mut self.buckets);
+            let pending = self.pending.iter().map(|&i| keys[i as usize]);
+            let pairs = pending.zip(self.buckets.iter().copied());
+            toss(&mut self.coins, self.tossing, w, kernel, attempt, pairs);
+            let mut coins = self.coins.iter().copied();
             let mut kept = 0;
             for at in 0..self.pending.len() {
                 let (i, b) = (self.pending[at], self.buckets[at]);
-                if w.accepts(keys[i as usize], attempt, b) {
+                if w.accepts_with(b, || coins.next().expect("a coin per toss")) {
                     out[i as usize] = b;
                     continue;
                 }
@@ -267,6 +302,35 @@ impl Rounds {
             };
         }
     }
+}
+
+/// Hashes attempt `attempt`'s coins into `coins`, in order, for the (key,
+/// bucket) pairs whose bucket tosses one: gathered, then hashed on the
+/// kernel's lanes. Nothing when no weight is fractional (`tossing` false).
+/// The gather writes every key and advances past the tossing ones only,
+/// with no branch on the bucket: whether a bucket tosses is as random as
+/// the keys, and a mispredicted branch per key cost more than the lanes
+/// saved.
+fn toss(
+    coins: &mut Vec<u64>,
+    tossing: bool,
+    w: &Weights,
+    kernel: Kernel,
+    attempt: u32,
+    pairs: impl ExactSizeIterator<Item = (u64, u32)>,
+) {
+    coins.clear();
+    if !tossing {
+        return;
+    }
+    coins.resize(pairs.len(), 0);
+    let mut n = 0;
+    for (key, b) in pairs {
+        coins[n] = key;
+        n += usize::from(w.tosses(b));
+    }
+    coins.truncate(n);
+    kernel.xxh64(coins, coin_seed(attempt));
 }
 
 #[cfg(test)]

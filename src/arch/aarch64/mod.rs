@@ -37,3 +37,4 @@
 
 mod lcg;
 pub(crate) mod neon;
+pub(crate) mod xxh64_neon;

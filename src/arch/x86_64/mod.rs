@@ -67,6 +67,8 @@ pub(crate) mod avx512;
 pub(crate) mod filter;
 mod outbox;
 mod quotient;
+pub(crate) mod xxh64_avx2;
+pub(crate) mod xxh64_avx512;
 
 use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
 

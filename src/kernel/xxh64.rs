@@ -1,0 +1,70 @@
+//! XXH64 of 8-byte keys on the kernels' lanes: the derived keys and coins
+//! of weighted tables, XXH64 of one key's 8 little-endian bytes with a
+//! seed shared by the keys of a pass.
+//!
+//! For an 8-byte input the whole of XXH64 is one round and the avalanche,
+//! every step a wrapping 64-bit operation that maps onto lanes:
+//!
+//! ```text
+//! h  = seed + P5 + 8
+//! h ^= rotl(key * P2, 31) * P1
+//! h  = rotl(h, 27) * P1 + P4
+//! h ^= h >> 33;  h *= P2;  h ^= h >> 29;  h *= P3;  h ^= h >> 32
+//! ```
+//!
+//! AVX-512 has the 64-bit multiply (AVX-512DQ); AVX2 and NEON build it
+//! from 32-bit multiplies. The scalar kernel calls `xxhash_rust`, which is
+//! also what every lane kernel is held against (see the tests).
+
+use super::{Isa, Kernel};
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+use crate::arch;
+
+/// XXH64's primes, as the specification names them.
+pub(crate) const P1: u64 = 0x9E37_79B1_85EB_CA87;
+pub(crate) const P2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+pub(crate) const P3: u64 = 0x1656_67B1_9E37_79F9;
+pub(crate) const P4: u64 = 0x85EB_CA77_C2B2_AE63;
+pub(crate) const P5: u64 = 0x27D4_EB2F_1656_67C5;
+
+/// The hash state before the key's round, from the seed: `seed + P5 + 8`
+/// (8 being the input's length in bytes).
+#[inline]
+pub(crate) fn start(seed: u64) -> u64 {
+    seed.wrapping_add(P5).wrapping_add(8)
+}
+
+/// XXH64 of one key's 8 little-endian bytes with `seed`: the reference
+/// every lane kernel matches.
+#[inline]
+pub(crate) fn one(key: u64, seed: u64) -> u64 {
+    xxhash_rust::xxh64::xxh64(&key.to_le_bytes(), seed)
+}
+
+impl Kernel {
+    /// Replaces every key with XXH64 of its 8 little-endian bytes with
+    /// `seed`, on this kernel's lanes.
+    pub(crate) fn xxh64(self, keys: &mut [u64], seed: u64) {
+        match self.isa {
+            Isa::Scalar => keys.iter_mut().for_each(|k| *k = one(*k, seed)),
+            // SAFETY: a `Kernel` with `Isa::Avx2` is only made by
+            // `Kernel::avx2` after detecting AVX2, the feature the hash
+            // enables.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => unsafe { arch::x86_64::xxh64_avx2::xxh64(keys, seed) },
+            // SAFETY: a `Kernel` with `Isa::Avx512` is only made by
+            // `Kernel::avx512` after detecting AVX-512F and AVX-512DQ, the
+            // features the hash enables.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => unsafe { arch::x86_64::xxh64_avx512::xxh64(keys, seed) },
+            // SAFETY: a `Kernel` with `Isa::Neon` is only made by
+            // `Kernel::neon` after detecting NEON, the feature the hash
+            // enables.
+            #[cfg(target_arch = "aarch64")]
+            Isa::Neon => unsafe { arch::aarch64::xxh64_neon::xxh64(keys, seed) },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
