@@ -154,7 +154,7 @@ pub fn run(args: &Args) -> Result<(), String> {
                 })
                 .collect();
             format!(
-                "{} key(s) weigh more than the largest bound, {bound} (c = {} times a node's \
+                "{} key(s) weigh more than the largest bound, {bound:.3} (c = {} times a node's \
                  share): no node can take one alone, so they need splitting (several keys) or \
                  replication (reads spread over replicas); nothing written\n{}{}",
                 heavy.len(),
@@ -205,9 +205,9 @@ pub fn run(args: &Args) -> Result<(), String> {
     } else {
         format!(
             "tables           {} -> {}\n\
-             keys             {} (total weight {total})\n\
+             keys             {} (total weight {total:.3})\n\
              max/mean         {before:.4} -> {after:.4} (bound: c = {})\n\
-             weight moved     {} ({:.4}% of the total)\n\
+             weight moved     {:.3} ({:.4}% of the total)\n\
              overrides        {}; table written to {written}",
             table.fingerprint(),
             balanced.fingerprint(),
