@@ -268,3 +268,60 @@ fn parquet_weights_and_the_written_table_route_with_assign() {
         .collect();
     assert_eq!(stdout(&o), want);
 }
+
+#[test]
+fn plots_show_the_loads_against_the_bound() {
+    let d = dir();
+    let rows = zipf_split();
+    let weights = csv(d.path(), "qps.csv", &rows);
+    let out = d.path().join("balanced.txt");
+    let plot = d.path().join("balance.svg");
+    let o = run(&[
+        "balance",
+        path_str(&weights),
+        "--key-column",
+        "user",
+        "--weight-column",
+        "qps",
+        "--buckets",
+        "100",
+        "--factor",
+        "1.25",
+        "--write-table",
+        path_str(&out),
+        "--plot",
+        path_str(&plot),
+    ]);
+    assert_ok(&o);
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.starts_with("<svg"), "{svg}");
+    assert!(svg.contains("c = 1.25"), "{svg}");
+    let to = jumpshard::NodeTable::parse(&std::fs::read_to_string(&out).unwrap())
+        .unwrap()
+        .fingerprint();
+    assert!(svg.contains(&to.to_string()), "{svg}");
+    // A refusal draws nothing either.
+    let raw: Vec<(u64, f64)> = (1..=1000u64)
+        .map(|r| (r, 1e6 / (r as f64).powf(1.1)))
+        .collect();
+    let heavy = csv(d.path(), "raw.csv", &raw);
+    let none = d.path().join("none.svg");
+    let o = run(&[
+        "balance",
+        path_str(&heavy),
+        "--key-column",
+        "user",
+        "--weight-column",
+        "qps",
+        "--buckets",
+        "100",
+        "--factor",
+        "1.25",
+        "--write-table",
+        path_str(&d.path().join("t.txt")),
+        "--plot",
+        path_str(&none),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!none.exists());
+}

@@ -24,6 +24,7 @@ use crate::out::clash::{self, InputFiles};
 use crate::out::destination::{committed, is_stdout, shown};
 use crate::out::format_name::check_fixed;
 use crate::out::stdout::ReportTo;
+use crate::report::balance_plot::{self, BalancePicture};
 use plan::{peak, Problem, Refusal};
 
 /// The most keys a refusal lists.
@@ -71,6 +72,10 @@ pub struct Args {
     /// Print the report as one JSON object.
     #[arg(long)]
     json: bool,
+    /// Draw each node's load before and after, against the bound, to this
+    /// SVG file (`-`: standard output).
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
 }
 
 /// Runs `balance` as `args` ask.
@@ -83,7 +88,8 @@ pub fn run(args: &Args) -> Result<(), String> {
             args.factor
         ));
     }
-    let report_to = ReportTo::open(is_stdout(&args.write_table))?;
+    let plot_to_stdout = args.plot.as_deref().is_some_and(is_stdout);
+    let report_to = ReportTo::open(is_stdout(&args.write_table) || plot_to_stdout)?;
     let mut inputs = InputFiles::default().with("WEIGHTS", &args.weights);
     if let Some(nodes) = &args.nodes {
         inputs = inputs.with("--nodes", nodes);
@@ -183,8 +189,32 @@ pub fn run(args: &Args) -> Result<(), String> {
         .map(|&(k, node)| (keys[k], plain.nodes()[node as usize].as_str()));
     let balanced = plain.with_overrides(pins).map_err(|e| e.to_string())?;
     node_tables::write(&args.write_table, &balanced)?;
+    let tables = format!("{} -> {}", table.fingerprint(), balanced.fingerprint());
     let total: f64 = weights.iter().sum();
     let fraction = if total > 0.0 { plan.moved / total } else { 0.0 };
+    if let Some(path) = &args.plot {
+        let share = |n: usize, load: f64| {
+            let fair = total * capacity[n] / capacity.iter().sum::<f64>();
+            if fair > 0.0 {
+                load / fair
+            } else {
+                0.0
+            }
+        };
+        let picture = BalancePicture {
+            tables: tables.clone(),
+            nodes: (0..capacity.len())
+                .map(|n| {
+                    let name = plain.nodes()[n].as_str();
+                    (name, share(n, plan.before[n]), share(n, plan.after[n]))
+                })
+                .collect(),
+            factor: args.factor,
+            moved: fraction,
+            peaks: (peak(&plan.before, &capacity), peak(&plan.after, &capacity)),
+        };
+        balance_plot::write(path, &picture)?;
+    }
     let (before, after) = (peak(&plan.before, &capacity), peak(&plan.after, &capacity));
     let written = shown(&args.write_table);
     let text = if args.json {
@@ -204,13 +234,11 @@ pub fn run(args: &Args) -> Result<(), String> {
         .to_string()
     } else {
         format!(
-            "tables           {} -> {}\n\
+            "tables           {tables}\n\
              keys             {} (total weight {total:.3})\n\
              max/mean         {before:.4} -> {after:.4} (bound: c = {})\n\
              weight moved     {:.3} ({:.4}% of the total)\n\
              overrides        {}; table written to {written}",
-            table.fingerprint(),
-            balanced.fingerprint(),
             keys.len(),
             args.factor,
             plan.moved,
@@ -218,6 +246,9 @@ pub fn run(args: &Args) -> Result<(), String> {
             plan.moves.len(),
         )
     };
-    let written = committed(&[("the table", Some(&args.write_table))]);
+    let written = committed(&[
+        ("the table", Some(&args.write_table)),
+        ("the plot", args.plot.as_deref()),
+    ]);
     report_to.emit_after_commit(format!("{text}\n").as_bytes(), &written)
 }
