@@ -23,8 +23,9 @@ pub struct jumpshard_table(pub(crate) NodeTable);
 
 /// Parses the node-table file text `text[0..len]` (UTF-8; the syntax of
 /// `docs/cluster-operations.md`: one node name per line, line i+1 serving
-/// slot i, `+NAME` for a repeat, `removed=K` and `weight=W` attributes)
-/// and writes the handle to `*out`; free it with `jumpshard_table_free`.
+/// slot i, `+NAME` for a repeat, `removed=K` and `weight=W` attributes,
+/// then `override KEY NODE` lines pinning keys to nodes) and writes the
+/// handle to `*out`; free it with `jumpshard_table_free`.
 ///
 /// Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
 /// this order: for `out`, `JUMPSHARD_ERROR_NULL_POINTER` and
@@ -34,9 +35,10 @@ pub struct jumpshard_table(pub(crate) NodeTable);
 /// (`*out` inside the text); then `JUMPSHARD_ERROR_INVALID_TABLE` (not
 /// UTF-8, or a table the other front ends refuse too: an empty or unfit
 /// line, an unmarked repeat, a bad attribute, removals that do not replay,
-/// all weights 0), with the 1-based line at fault written to `*error_line`
-/// when `error_line` is not NULL (0 when the fault is the whole table). On
-/// any error `*out` is not written and nothing stays allocated.
+/// all weights 0, a bad override line), with the 1-based line at fault
+/// written to `*error_line` when `error_line` is not NULL (0 when the fault
+/// is the whole table). On any error `*out` is not written and nothing
+/// stays allocated.
 ///
 /// # Safety
 /// Unless `len` is 0, `text` must point to `len` readable bytes; `out` must
@@ -175,8 +177,9 @@ pub unsafe extern "C" fn jumpshard_table_slot_name(
 
 /// Writes the slot of `keys[i]` to `out[i]` for every `i < len`, as the
 /// table places keys: Figure 1 over its slots, then Memento's rehashes off
-/// removed slots, or its weights' rejection sampling (the Rust API's
-/// `NodeTable::batch`, bit for bit). `jumpshard_table_slot_name` names the
+/// removed slots, or its weights' rejection sampling, an overridden key
+/// taking its override's slot instead (the Rust API's `NodeTable::batch`,
+/// bit for bit). `jumpshard_table_slot_name` names the
 /// node of each.
 ///
 /// Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
