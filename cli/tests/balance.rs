@@ -325,3 +325,39 @@ fn plots_show_the_loads_against_the_bound() {
     assert_eq!(o.status.code(), Some(1));
     assert!(!none.exists());
 }
+
+#[test]
+fn a_table_with_a_removed_node_is_balanced_over_its_live_nodes() {
+    let d = dir();
+    let rows: Vec<(u64, f64)> = keys(5, 2000)
+        .into_iter()
+        .enumerate()
+        .map(|(i, k)| (k, 1000.0 / (i as f64 + 10.0)))
+        .collect();
+    let weights = csv(d.path(), "qps.csv", &rows);
+    let t = table(d.path(), "t.txt", "a\nb removed=1\nc\nd\n");
+    let out = d.path().join("out.txt");
+    let o = run(&[
+        "balance",
+        path_str(&weights),
+        "--key-column",
+        "user",
+        "--weight-column",
+        "qps",
+        "--nodes",
+        path_str(&t),
+        "--factor",
+        "1.05",
+        "--write-table",
+        path_str(&out),
+    ]);
+    assert_ok(&o);
+    let total: f64 = rows.iter().map(|r| r.1).sum();
+    let loads = loads(&out, &rows);
+    assert!(!loads.contains_key("b"), "{loads:?}");
+    for (node, load) in &loads {
+        assert!(*load <= 1.05 * total / 3.0 * (1.0 + 1e-9), "{node}: {load}");
+    }
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.starts_with("a\nb removed=1\nc\nd\n"), "{text}");
+}

@@ -272,4 +272,39 @@ mod tests {
         assert!(plan.moves.is_empty());
         assert_eq!(plan.moved, 0.0);
     }
+
+    #[test]
+    fn a_plan_the_greedy_cannot_find_names_its_nodes() {
+        // Node 0 carries 6 + 6 against a bound of 7.7: moving either key
+        // would put 8 on node 1, over its bound too.
+        let problem = Problem {
+            weights: &[6.0, 6.0, 2.0],
+            nodes: &[0, 0, 1],
+            capacity: &[1.0, 1.0],
+            factor: 1.1,
+        };
+        assert_eq!(problem.solve().unwrap_err(), Refusal::Stuck(vec![0]));
+    }
+
+    #[test]
+    fn shares_follow_capacity_and_empty_nodes_take_nothing() {
+        // Node 1 has no working slot (capacity 0): it is never a
+        // destination; node 2 has twice node 0's capacity.
+        let weights = [5.0, 4.0, 3.0, 1.0, 1.0];
+        let nodes = [0, 0, 0, 2, 2];
+        let capacity = [1.0, 0.0, 2.0];
+        let problem = Problem {
+            weights: &weights,
+            nodes: &nodes,
+            capacity: &capacity,
+            factor: 1.25,
+        };
+        let plan = problem.solve().unwrap();
+        assert!(plan.moves.iter().all(|&(_, to)| to == 2));
+        let bounds = problem.bounds();
+        for (load, bound) in plan.after.iter().zip(&bounds) {
+            assert!(load <= bound);
+        }
+        assert_eq!(plan.after[1], 0.0);
+    }
 }
