@@ -122,3 +122,63 @@ fn value(column: &ArrayRef, i: usize) -> f64 {
         _ => f64::from(column.as_primitive::<UInt32Type>().value(i)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{Int64Array, RecordBatch, UInt64Array};
+    use parquet::arrow::ArrowWriter;
+
+    use super::*;
+
+    fn write(path: &Path, weights: Vec<i64>) {
+        let n = weights.len() as u64;
+        let batch = RecordBatch::try_from_iter([
+            // The weight column first: the projection keeps file order.
+            ("w", Arc::new(Int64Array::from(weights)) as ArrayRef),
+            (
+                "k",
+                Arc::new(UInt64Array::from_iter_values(10..10 + n)) as ArrayRef,
+            ),
+        ])
+        .unwrap();
+        let file = File::create(path).unwrap();
+        let mut writer = ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+    }
+
+    #[test]
+    fn integer_weights_before_the_keys_and_a_negative_one_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.parquet");
+        let columns = WeightColumns {
+            key: "k",
+            weight: "w",
+            header: true,
+        };
+        write(&path, vec![5, 0, 7]);
+        let read = crate::read_weighted(&path, &columns).unwrap();
+        let got: Vec<(u64, f64, u64)> = read.iter().map(|w| (w.key, w.weight, w.line)).collect();
+        assert_eq!(got, [(10, 5.0, 1), (11, 0.0, 2), (12, 7.0, 3)]);
+        write(&path, vec![5, -2]);
+        let err = crate::read_weighted(&path, &columns)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.ends_with("line 2, column w: weight \"-2\" is not a finite number of 0 or more"),
+            "{err}"
+        );
+        let err = crate::read_weighted(
+            &path,
+            &WeightColumns {
+                weight: "x",
+                ..columns
+            },
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("no column \"x\""), "{err}");
+    }
+}
