@@ -90,6 +90,12 @@ fn zipf_loads_stay_within_the_bound() {
         let reported = report["max_over_mean_after"].as_f64().unwrap();
         assert!((reported - after).abs() < 1e-6, "{reported} {after}");
         assert!((report["max_over_mean_before"].as_f64().unwrap() - before).abs() < 1e-6);
+        let least = report["least_moved_fraction"].as_f64().unwrap();
+        let moved = report["moved_fraction"].as_f64().unwrap();
+        assert!(
+            least > 0.0 && least <= moved && moved < 1.0,
+            "{least} {moved}"
+        );
         let overrides = report["overrides"].as_u64().unwrap();
         let written = std::fs::read_to_string(&out).unwrap();
         assert_eq!(

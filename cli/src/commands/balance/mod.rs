@@ -215,6 +215,14 @@ pub fn run(args: &Args) -> Result<(), String> {
         };
         balance_plot::write(path, &picture)?;
     }
+    // What must leave the nodes over their bounds: no plan moves less.
+    let excess: f64 = plan
+        .before
+        .iter()
+        .zip(problem.bounds())
+        .map(|(&load, bound)| (load - bound).max(0.0))
+        .sum();
+    let least = if total > 0.0 { excess / total } else { 0.0 };
     let (before, after) = (peak(&plan.before, &capacity), peak(&plan.after, &capacity));
     let written = shown(&args.write_table);
     let text = if args.json {
@@ -226,6 +234,7 @@ pub fn run(args: &Args) -> Result<(), String> {
             "max_over_mean_after": after,
             "moved_weight": plan.moved,
             "moved_fraction": fraction,
+            "least_moved_fraction": least,
             "overrides": plan.moves.len(),
             "written_table": written,
             "from_fingerprint": table.fingerprint().to_string(),
@@ -237,12 +246,13 @@ pub fn run(args: &Args) -> Result<(), String> {
             "tables           {tables}\n\
              keys             {} (total weight {total:.3})\n\
              max/mean         {before:.4} -> {after:.4} (bound: c = {})\n\
-             weight moved     {:.3} ({:.4}% of the total)\n\
+             weight moved     {:.3} ({:.4}% of the total; no plan moves less than {:.4}%)\n\
              overrides        {}; table written to {written}",
             keys.len(),
             args.factor,
             plan.moved,
             100.0 * fraction,
+            100.0 * least,
             plan.moves.len(),
         )
     };
