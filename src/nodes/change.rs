@@ -13,11 +13,12 @@
 //! change of table little more, and a change that keeps N (pointing a
 //! slot at another node) one evaluation per key.
 //!
-//! When either table has removed slots or weights, keys are not placed by
-//! Figure 1 alone and the shortcut does not hold: every key is then placed
-//! in both tables (on the kernels, in batches) and compared, so the plan
-//! of a Memento removal, a restore or a weight change lists exactly the
-//! keys whose node changes.
+//! When either table has removed slots, weights or overrides, keys are not
+//! placed by Figure 1 alone and the shortcut does not hold: every key is
+//! then placed in both tables (on the kernels, in batches, overrides
+//! applied) and compared, so the plan of a Memento removal, a restore, a
+//! weight change or new overrides lists exactly the keys whose node
+//! changes. Replica-set plans do not consult overrides.
 //!
 //! ```
 //! use jumpshard::{NodePlan, NodeTable, TableChange};
@@ -45,6 +46,7 @@ mod replicas;
 
 pub use counts::ChangeCounts;
 
+use super::overrides::Overrides;
 use super::placement::Placement;
 use crate::plan::counter::tally;
 use crate::{active_kernel, BucketCount, NodeTable, PlanScratch};
@@ -65,6 +67,8 @@ pub struct TableChange {
     /// Both tables' placements, when either places keys other than by
     /// Figure 1 alone.
     both: Option<Box<(Placement, Placement)>>,
+    /// Both tables' overrides, when either has some (and `both` is set).
+    pins: Option<Box<(Overrides, Overrides)>>,
     /// Members per key: 1, or a replica change's `k`.
     replicas: usize,
 }
@@ -103,6 +107,8 @@ impl TableChange {
             in_new[n as usize] |= !new.is_removed(slot);
         }
         let common = old_slots.len().min(new_slots.len());
+        // Overridden keys are placed in both tables like every key.
+        let pinned = !old.pins().is_empty() || !new.pins().is_empty();
         let is_reassigned: Vec<bool> = (0..common).map(|i| old_slots[i] != new_slots[i]).collect();
         let reassigned = (0..common as u32)
             .filter(|&i| is_reassigned[i as usize])
@@ -115,14 +121,15 @@ impl TableChange {
             in_new,
             reassigned,
             is_reassigned,
-            both: (!old.is_plain() || !new.is_plain())
+            both: (!old.is_plain() || !new.is_plain() || pinned)
                 .then(|| Box::new((old.placement().clone(), new.placement().clone()))),
+            pins: pinned.then(|| Box::new((old.pins().clone(), new.pins().clone()))),
             replicas: 1,
         }
     }
 
-    /// Whether either table has removed slots or weights, so that every key
-    /// is placed in both (see the module documentation).
+    /// Whether either table has removed slots, weights or overrides, so
+    /// that every key is placed in both (see the module documentation).
     pub fn evaluates_both(&self) -> bool {
         self.both.is_some()
     }
@@ -155,10 +162,13 @@ impl TableChange {
     /// definition that [`TableChange::plan`] computes faster.
     pub fn nodes_of(&self, key: u64) -> (u32, u32) {
         if let Some(both) = &self.both {
-            let (old, new) = (
+            let (mut old, mut new) = (
                 both.0.bucket(key, self.old_count()),
                 both.1.bucket(key, self.new_count()),
             );
+            if let Some(pins) = &self.pins {
+                (old, new) = (pins.0.slot(key, old), pins.1.slot(key, new));
+            }
             return (self.old_slots[old as usize], self.new_slots[new as usize]);
         }
         let n = self.old_slots.len() as u32;
@@ -333,6 +343,10 @@ impl TableChange {
                 .expect("buffers as long as the keys");
             new.batch(chunk, self.new_count(), evaluated)
                 .expect("buffers as long as the keys");
+            if let Some(pins) = &self.pins {
+                pins.0.apply(chunk, before);
+                pins.1.apply(chunk, evaluated);
+            }
             let base = first_position + (round * ROUND) as u64;
             let width = counts.transfers.nodes;
             for (i, (&b, &a)) in before.iter().zip(&*evaluated).enumerate() {

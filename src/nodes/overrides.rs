@@ -275,4 +275,35 @@ mod tests {
         let table = NodeTable::parse("a\nb\n").unwrap();
         assert!(table.with_overrides([(1, "a"), (1, "b")]).is_err());
     }
+
+    #[test]
+    fn a_change_of_table_moves_exactly_the_overridden_keys() {
+        use crate::nodes::{NodePlan, TableChange};
+        let plain = NodeTable::parse("a\nb\nc\n").unwrap();
+        let keys: Vec<u64> = (0..3000).collect();
+        // Every seventh key pinned to the node after its own.
+        let names = ["a", "b", "c"];
+        let pins: Vec<(u64, &str)> = keys
+            .iter()
+            .step_by(7)
+            .map(|&k| (k, names[(plain.bucket(k) as usize + 1) % 3]))
+            .collect();
+        let pinned = plain.with_overrides(pins.clone()).unwrap();
+        for (old, new) in [(&plain, &pinned), (&pinned, &plain)] {
+            let change = TableChange::new(old, new);
+            let mut plan = NodePlan::new();
+            change.plan(&keys, 0, &mut plan, true);
+            let moved: Vec<u64> = plan.moves().map(|m| m.position).collect();
+            let want: Vec<u64> = pins.iter().map(|p| p.0).collect();
+            assert_eq!(moved, want);
+            for &key in &keys {
+                let (from, to) = change.nodes_of(key);
+                let nodes = change.nodes();
+                assert_eq!(
+                    (nodes[from as usize].as_str(), nodes[to as usize].as_str()),
+                    (old.node(key), new.node(key))
+                );
+            }
+        }
+    }
 }

@@ -188,6 +188,11 @@ impl NodeTable {
         &self.placement
     }
 
+    /// The table's overrides.
+    pub(super) fn pins(&self) -> &Overrides {
+        &self.overrides
+    }
+
     /// Whether keys are placed by Figure 1 alone: no slot removed, no
     /// weight.
     pub fn is_plain(&self) -> bool {
