@@ -69,8 +69,8 @@ fn attributes(table: &NodeTable, removal: Option<usize>, i: usize) -> String {
 }
 
 /// What differs between `a` and `b`, one sentence per difference, in line
-/// order (slots, then removals, then weights within a line). Empty exactly
-/// when the tables mean the same.
+/// order (slots, then removals, then weights within a line), then the
+/// overrides in key order. Empty exactly when the tables mean the same.
 pub(super) fn differences(a: &NodeTable, b: &NodeTable) -> Vec<String> {
     let mut lines = Vec::new();
     slot_differences(a, b, &mut lines);
@@ -98,7 +98,30 @@ pub(super) fn differences(a: &NodeTable, b: &NodeTable) -> Vec<String> {
     }
     // A stable sort: within a line, the order above.
     lines.sort_by_key(|&(slot, _)| slot);
-    lines.into_iter().map(|(_, line)| line).collect()
+    let mut lines: Vec<String> = lines.into_iter().map(|(_, line)| line).collect();
+    override_differences(a, b, &mut lines);
+    lines
+}
+
+/// The overrides added, dropped and changed, in key order, after the
+/// slots (an override line's place in a file is not its meaning).
+fn override_differences(a: &NodeTable, b: &NodeTable, lines: &mut Vec<String>) {
+    use std::collections::BTreeMap;
+    let mut keys: BTreeMap<u64, (Option<&str>, Option<&str>)> = BTreeMap::new();
+    for (key, node) in a.overrides() {
+        keys.entry(key).or_default().0 = Some(node);
+    }
+    for (key, node) in b.overrides() {
+        keys.entry(key).or_default().1 = Some(node);
+    }
+    for (key, pair) in keys {
+        lines.push(match pair {
+            (None, Some(node)) => format!("override {key} added, {node}"),
+            (Some(node), None) => format!("override {key} dropped (was {node})"),
+            (Some(x), Some(y)) if x != y => format!("override {key} changed, {x} -> {y}"),
+            _ => continue,
+        });
+    }
 }
 
 /// The slots renamed, swapped, added and dropped, each with its first
@@ -179,5 +202,21 @@ mod tests {
             diff("a weight=2\nb\n", "a weight=2.5\nb\n"),
             ["line 1: slot 0's weight changed, 2 -> 2.5, a"]
         );
+        assert_eq!(
+            diff(
+                "a\nb\noverride 1 a\noverride 2 a\n",
+                "a\nb\noverride 0x2 b\noverride 3 b\n"
+            ),
+            [
+                "override 1 dropped (was a)",
+                "override 2 changed, a -> b",
+                "override 3 added, b"
+            ]
+        );
+        assert!(diff(
+            "a\nb\noverride 1 a\noverride 2 b\n",
+            "a\nb\noverride 2 b\noverride 0x1 a\n"
+        )
+        .is_empty());
     }
 }
