@@ -409,7 +409,7 @@ mod tests {
         let mut heavy = vec![1.0; slots];
         heavy[slots / 2] = 100.0;
         let mut sparse = vec![0.0; 4 * slots];
-        sparse[4 * slots - 96] = 1.0;
+        sparse[4 * slots - 1 - slots / 10] = 1.0;
         sparse[7] = 1e-12;
         let mixes = [
             (0..slots)

@@ -17,22 +17,10 @@
 //! also what every lane kernel is held against (see the tests).
 
 use super::{Isa, Kernel};
+
+pub(crate) mod round;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use crate::arch;
-
-/// XXH64's primes, as the specification names them.
-pub(crate) const P1: u64 = 0x9E37_79B1_85EB_CA87;
-pub(crate) const P2: u64 = 0xC2B2_AE3D_27D4_EB4F;
-pub(crate) const P3: u64 = 0x1656_67B1_9E37_79F9;
-pub(crate) const P4: u64 = 0x85EB_CA77_C2B2_AE63;
-pub(crate) const P5: u64 = 0x27D4_EB2F_1656_67C5;
-
-/// The hash state before the key's round, from the seed: `seed + P5 + 8`
-/// (8 being the input's length in bytes).
-#[inline]
-pub(crate) fn start(seed: u64) -> u64 {
-    seed.wrapping_add(P5).wrapping_add(8)
-}
 
 /// XXH64 of one key's 8 little-endian bytes with `seed`: the reference
 /// every lane kernel matches.

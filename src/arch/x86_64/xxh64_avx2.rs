@@ -4,7 +4,7 @@
 
 use core::arch::x86_64::*;
 
-use crate::kernel::xxh64::{start, P1, P2, P3, P4};
+use crate::kernel::xxh64::round::{start, P1, P2, P3, P4};
 
 const LANES: usize = 4;
 

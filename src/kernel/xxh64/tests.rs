@@ -5,6 +5,7 @@
 //! untouched. Small under Miri, which runs
 //! the scalar and AVX2 hashes (see `.ci/miri`).
 
+use super::round::P1;
 use super::*;
 
 #[test]
