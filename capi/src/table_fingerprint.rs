@@ -80,7 +80,7 @@ mod tests {
             assert_eq!(status, JUMPSHARD_OK);
             jumpshard_table_free(table);
         }
-        let got = std::ffi::CStr::from_bytes_with_nul(&out.map(|c| c as u8))
+        let got = std::ffi::CStr::from_bytes_with_nul(&out.map(|c| c.to_ne_bytes()[0]))
             .unwrap()
             .to_str()
             .unwrap()

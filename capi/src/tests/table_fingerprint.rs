@@ -32,7 +32,8 @@ fn fingerprint(text: &[u8]) -> String {
         assert_eq!(jumpshard_table_fingerprint(table, out.as_mut_ptr()), OK);
         jumpshard_table_free(table);
     }
-    let bytes = out.map(|c| c as u8);
+    // `c_char` is i8 on x86_64 and u8 on aarch64: its one byte either way.
+    let bytes = out.map(|c| c.to_ne_bytes()[0]);
     CStr::from_bytes_until_nul(&bytes)
         .unwrap()
         .to_str()
