@@ -14,7 +14,7 @@ mod report;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use commands::{
     assign, balance, bench, bucket, kernels, lookup, remove, reshard, restore, table, verify,
@@ -24,10 +24,19 @@ use out::signals;
 /// Jump consistent hash, bit-exact with Lamping and Veach's Figure 1, for
 /// large batches of 64-bit keys.
 #[derive(Parser)]
-#[command(name = "jumpshard", version, about)]
+#[command(name = "jumpshard", version)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// The command line, its first line of help naming every command: taken
+/// from the commands themselves, so that it cannot fall behind them.
+fn command_line() -> clap::Command {
+    let cli = Cli::command();
+    let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
+    let about = format!("The jumpshard command-line tool: {}", names.join(", "));
+    cli.about(about)
 }
 
 #[derive(Subcommand)]
@@ -91,7 +100,7 @@ enum Command {
 
 fn main() -> ExitCode {
     signals::install();
-    let cli = Cli::parse();
+    let cli = Cli::from_arg_matches(&command_line().get_matches()).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         // Its own exit statuses: `table diff` has three, as diff(1).
         Command::Table(command) => return table::run(&command),

@@ -128,3 +128,27 @@ fn bench_reshard_compares_the_file_run_with_memory() {
     assert!(!same.status.success());
     assert!(stderr(&same).contains("3"), "{}", stderr(&same));
 }
+
+/// The first line of `--help` names every command the help lists.
+#[test]
+fn help_names_every_command_on_its_first_line() {
+    let o = jumpshard(&["--help"]);
+    assert!(o.status.success());
+    let help = String::from_utf8(o.stdout).unwrap();
+    let first = help.lines().next().unwrap();
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| *l != "Commands:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|&c| c != "help")
+        .collect();
+    assert!(
+        commands.contains(&"kernels") && commands.len() >= 11,
+        "{help}"
+    );
+    for c in commands {
+        assert!(first.contains(c), "{c:?} missing from {first:?}");
+    }
+}
