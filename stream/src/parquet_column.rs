@@ -133,17 +133,7 @@ impl FileSource {
         };
         let schema = metadata.schema();
         let Some((_, field)) = schema.column_with_name(column) else {
-            return Err(Error::NoSuchColumn {
-                columns: schema
-                    .fields()
-                    .iter()
-                    .take(20)
-                    .map(|f| f.name().clone())
-                    .collect(),
-                name,
-                column: column.to_owned(),
-                header_line: false,
-            });
+            return Err(no_such_column(schema, name, column));
         };
         match field.data_type() {
             DataType::UInt64 | DataType::Int64 => {}
@@ -242,6 +232,21 @@ impl KeyPieces for ParquetKeys {
 /// `f`'s result, or an error naming the input `name` if the Parquet stack
 /// panics on it: a corrupt file is an error like any other, never the end
 /// of the process.
+/// A column the file `name` lacks, naming the first columns it has.
+pub(crate) fn no_such_column(schema: &arrow_schema::Schema, name: String, column: &str) -> Error {
+    Error::NoSuchColumn {
+        columns: schema
+            .fields()
+            .iter()
+            .take(20)
+            .map(|f| f.name().clone())
+            .collect(),
+        name,
+        column: column.to_owned(),
+        header_line: false,
+    }
+}
+
 fn contained<T>(name: &str, f: impl FnOnce() -> T) -> Result<T, Error> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|panic| {
         let why = panic

@@ -13,6 +13,7 @@ use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderB
 use parquet::arrow::ProjectionMask;
 
 use crate::error::Error;
+use crate::parquet_column::no_such_column;
 use crate::weighted_key::{checked, WeightColumns, WeightedKey};
 
 /// Every key and weight of the Parquet file at `path`.
@@ -34,17 +35,7 @@ pub(crate) fn read(path: &Path, columns: &WeightColumns<'_>) -> Result<Vec<Weigh
         schema
             .column_with_name(column)
             .map(|(i, f)| (i, f.data_type().clone()))
-            .ok_or_else(|| Error::NoSuchColumn {
-                columns: schema
-                    .fields()
-                    .iter()
-                    .take(20)
-                    .map(|f| f.name().clone())
-                    .collect(),
-                name: name.clone(),
-                column: column.to_owned(),
-                header_line: false,
-            })
+            .ok_or_else(|| no_such_column(&schema, name.clone(), column))
     };
     let (key_at, key_type) = find(columns.key)?;
     let (weight_at, weight_type) = find(columns.weight)?;
