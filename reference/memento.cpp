@@ -1,5 +1,5 @@
 // The reference the library's Memento lookups are held against, written
-// from the specification in src/memento/mod.rs (and docs/cluster-operations.md),
+// from the specification in src/placement/memento/mod.rs (and docs/cluster-operations.md),
 // not from the library's code: it follows the plain chain of replacers at
 // lookup time, where the library stores them resolved, and it computes
 // XXH64 itself from the xxHash specification, where the library uses a

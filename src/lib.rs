@@ -42,18 +42,15 @@ mod buckets;
 pub mod bytes;
 mod error;
 mod kernel;
-pub mod memento;
-pub mod nodes;
 #[cfg(feature = "parallel")]
 mod parallel;
 pub mod placement;
+pub use placement::{memento, nodes, replicas, weights};
 mod plan;
 #[cfg(feature = "reference")]
 pub mod reference;
-pub mod replicas;
 #[cfg(feature = "reference")]
 pub mod verify;
-pub mod weights;
 
 /// The README's examples, run as doctests.
 #[cfg(doctest)]

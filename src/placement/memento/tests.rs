@@ -12,7 +12,7 @@ use crate::Kernel;
     ignore = "minutes under Miri; the batches' memory accesses are the kernels', which Miri checks in their own tests"
 )]
 fn golden_vectors_of_the_authors_engine() {
-    let text = include_str!("../../testdata/memento/golden.txt");
+    let text = include_str!("../../../testdata/memento/golden.txt");
     let mut memento: Option<Memento> = None;
     let (mut lookups, mut scenarios) = (0, 0);
     for (i, line) in text.lines().enumerate() {
