@@ -35,9 +35,9 @@
 
 /** The version of this header: the library's, as in its Cargo.toml. */
 #define JUMPSHARD_VERSION_MAJOR 0
-#define JUMPSHARD_VERSION_MINOR 1
+#define JUMPSHARD_VERSION_MINOR 4
 #define JUMPSHARD_VERSION_PATCH 0
-#define JUMPSHARD_VERSION "0.1.0"
+#define JUMPSHARD_VERSION "0.4.0"
 
 
 /**
