@@ -4,7 +4,12 @@
 CARGO ?= cargo
 
 .PHONY: run test test-rust test-kernels test-consumers test-python lint check-header header
-.PHONY: install uninstall check-symbols fuzz miri test-huge
+.PHONY: install uninstall dist check-symbols fuzz miri test-huge
+
+# Where cargo builds: target/, or CARGO_TARGET_DIR, or build.target-dir,
+# as cargo itself says. Asked once, and only by the targets that use it.
+TARGET_DIR = $(eval TARGET_DIR := $$(shell $(CARGO) metadata --format-version 1 --no-deps \
+  | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p'))$(TARGET_DIR)
 
 # The main job on built-in data.
 run:
@@ -27,7 +32,7 @@ test-rust:
 # The CLI is the one `cargo test --workspace` builds for its tests (the
 # optimised test profile, the same features), so that after test-rust this
 # builds nothing: not a release build, nor a second test-profile one.
-JUMPSHARD_TEST_CLI = ./target/debug/jumpshard
+JUMPSHARD_TEST_CLI = $(TARGET_DIR)/debug/jumpshard
 test-kernels:
 	$(CARGO) test --workspace --no-run -q
 	for k in $$($(JUMPSHARD_TEST_CLI) kernels --supported); do \
@@ -90,23 +95,34 @@ header:
 # Installation of the C library (see docs/c-abi.md):
 #   make install PREFIX=/usr/local [LIBDIR=...] [INCLUDEDIR=...] [DESTDIR=...]
 #   make uninstall (same variables) removes exactly the files installed.
+#   make dist [TARGET=aarch64-unknown-linux-gnu] packs the same files, the
+#   licenses and a README into DIST_DIR/jumpshard-VERSION-ARCH-linux.tar.gz
+#   for the host or for TARGET (a cross build: see docs/arm.md).
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 INSTALL_DIRS = --prefix "$(PREFIX)" --libdir "$(LIBDIR)" --includedir "$(INCLUDEDIR)" --destdir "$(DESTDIR)"
+# The release build of the C library, for TARGET when it is set.
+CAPI_BUILD = $(TARGET_DIR)/$(if $(TARGET),$(TARGET)/)release
+DIST_DIR ?= $(TARGET_DIR)/dist
 
 install:
 	$(CARGO) build --release -p jumpshard-capi
-	capi/install/install install $(INSTALL_DIRS)
+	capi/install/install install $(INSTALL_DIRS) --build "$(TARGET_DIR)/release"
 
 uninstall:
 	capi/install/install uninstall $(INSTALL_DIRS)
+
+dist:
+	$(CARGO) build --release -p jumpshard-capi $(if $(TARGET),--target $(TARGET))
+	capi/install/dist --build "$(CAPI_BUILD)" --out "$(DIST_DIR)" \
+	  --target "$(or $(TARGET),$(shell rustc -vV | sed -n 's/^host: //p'))"
 
 # The shared library exports the C API alone: every defined dynamic symbol
 # is a jumpshard_* function, and its SONAME carries the ABI version.
 check-symbols:
 	$(CARGO) build --release -p jumpshard-capi
-	capi/install/check-symbols target/release/libjumpshard.so
+	capi/install/check-symbols $(TARGET_DIR)/release/libjumpshard.so
 
 # Every fuzz target for FUZZ_SECONDS each (10 minutes by default; CI runs
 # 15 s each through the same script). Needs nightly and cargo-fuzz, which
