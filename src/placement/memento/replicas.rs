@@ -257,6 +257,46 @@ mod tests {
         }
     }
 
+    /// Under removals, every position of the set is spread evenly over the
+    /// working buckets, as the plain sets' positions are over all of them.
+    #[test]
+    #[cfg_attr(miri, ignore = "statistics over 10^5 keys take hours under Miri")]
+    fn every_position_is_balanced_under_removals() {
+        for (n, k, removed) in [
+            (10u32, 3usize, 3usize),
+            (100, 2, 10),
+            (100, 3, 10),
+            (100, 5, 50),
+            (1000, 4, 300),
+        ] {
+            let mut m = Memento::new(BucketCount::new(n).unwrap());
+            let mut r = 0xABCD_u64;
+            while ((n - m.working()) as usize) < removed {
+                r = mix(r);
+                let b = (r % u64::from(n - 1)) as u32;
+                if !m.is_removed(b) {
+                    m.remove(b).unwrap();
+                }
+            }
+            let keys: Vec<u64> = (0..(60 * u64::from(n)).max(30_000)).map(mix).collect();
+            let mut columns = vec![vec![0u32; keys.len()]; k];
+            let mut refs: Vec<&mut [u32]> = columns.iter_mut().map(|c| &mut c[..]).collect();
+            m.replicas_batch(&keys, &mut refs).unwrap();
+            for (j, column) in columns.iter().enumerate() {
+                let mut counts = vec![0u64; n as usize];
+                column.iter().for_each(|&b| counts[b as usize] += 1);
+                let working: Vec<u64> = (0..n)
+                    .filter(|&b| !m.is_removed(b))
+                    .map(|b| counts[b as usize])
+                    .collect();
+                assert_eq!(working.iter().sum::<u64>(), keys.len() as u64);
+                if let Err(e) = crate::replicas::tests::chi_square_is_uniform(&working) {
+                    panic!("n {n}, k {k}, {removed} removed, position {j}: {e}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn nothing_removed_is_the_plain_set_and_batches_match() {
         // Fewer keys under Miri, which runs them a thousand times slower.
