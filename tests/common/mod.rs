@@ -46,11 +46,12 @@ pub fn assert_same(kernel: Kernel, what: &str, keys: &[u64], n: u32, got: &[u32]
     }
 }
 
-/// Every length from 0 to 300, so that every crossover between a kernel's
-/// paths (one key, the short path's vector counts, the refilling loop and
-/// its tails) is covered, and a few long ones (past an outbox flush).
+/// Every length from 0 to 600, so that every crossover between a kernel's
+/// paths (one key, the short path's vector counts and block splits, the
+/// switch to the refilling loop, at 192, 256 and 512 keys on x86, and the
+/// loop's tails) is covered, and a few long ones (past an outbox flush).
 fn tail_lengths() -> Vec<usize> {
-    let mut lens: Vec<usize> = (0..=300).collect();
+    let mut lens: Vec<usize> = (0..=600).collect();
     lens.extend([1000, 4097]);
     lens
 }

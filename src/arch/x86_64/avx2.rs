@@ -26,25 +26,21 @@ const GROUPS_REFINED: usize = 6;
 const LANES: usize = 4;
 
 /// Batches up to this long take the short path ([`short`]): blocks of up
-/// to 32 keys (8 vectors), each vector loaded once and run until its
-/// block's slowest lane is done, with no refill, outbox or group setup.
-/// Each limit is the measured crossover with the loop (see docs/kernels.md).
-fn short_max(num_buckets: u32, refined: bool) -> usize {
-    match (refined, num_buckets < 32) {
-        (false, true) => 160,
-        (false, false) => 120,
-        (true, true) => 128,
-        (true, false) => 80,
-    }
+/// to [`BLOCK`] keys, each vector loaded once and run until its block's
+/// slowest lane is done, with no refill, outbox or group setup. Longer
+/// ones take the refilling loop ([`run`]) once it has filled its lanes
+/// [`super::short::LOOP_FILLS`] times ([`GROUPS`] vectors, or
+/// [`GROUPS_REFINED`] with the refined reciprocal; see docs/kernels.md).
+fn short_max(refined: bool) -> usize {
+    let groups = if refined { GROUPS_REFINED } else { GROUPS };
+    super::short::LOOP_FILLS * groups * LANES
 }
 
-/// Keys per block of the short path: 8 vectors (16 vectors' state would
-/// not fit in the 16 registers).
-const BLOCK: usize = 8 * LANES;
-
-/// [`BLOCK`] when some vectors take the refined reciprocal: 6 vectors, as
-/// in the loop ([`GROUPS_REFINED`]), measured faster than 8 (see docs/kernels.md).
-const BLOCK_REFINED: usize = 6 * LANES;
+/// Keys per block of the short path: 6 vectors, whose state (18
+/// registers with the limit) nearly fits in the 16: blocks of 8 vectors
+/// spill theirs, and ran at two thirds of the speed of blocks of 6 on
+/// AMD Zen 4 (see docs/kernels.md).
+const BLOCK: usize = 6 * LANES;
 
 /// Computes Figure 1 for every key, dividing as `division` says.
 ///
@@ -76,7 +72,7 @@ fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, 
         }
         _ => {}
     }
-    if keys.len() <= short_max(num_buckets, EVEN || ODD) {
+    if keys.len() <= short_max(EVEN || ODD) {
         short::<EVEN, ODD>(keys, num_buckets, out);
         return;
     }
@@ -89,20 +85,20 @@ fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, 
     }
 }
 
-/// A short batch (from 3 keys to [`short_max`]) in blocks of [`BLOCK`]
-/// (or [`BLOCK_REFINED`]) keys, each in as few vectors as hold it.
+/// A short batch (from 3 keys to [`short_max`]) in as few blocks of at
+/// most [`BLOCK`] keys as hold it, of even lengths ([`super::short::block_len`]),
+/// each in as few vectors as hold it.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn short<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
-    let size = if EVEN || ODD { BLOCK_REFINED } else { BLOCK };
+    let size = super::short::block_len(keys.len(), BLOCK, LANES);
     for (keys, out) in keys.chunks(size).zip(out.chunks_mut(size)) {
         match keys.len().div_ceil(LANES) {
             1 => block::<1, EVEN, ODD>(keys, num_buckets, out),
             2 => block::<2, EVEN, ODD>(keys, num_buckets, out),
             3 => block::<3, EVEN, ODD>(keys, num_buckets, out),
             4 => block::<4, EVEN, ODD>(keys, num_buckets, out),
-            5 | 6 => block::<6, EVEN, ODD>(keys, num_buckets, out),
-            _ => block::<8, EVEN, ODD>(keys, num_buckets, out),
+            _ => block::<6, EVEN, ODD>(keys, num_buckets, out),
         }
     }
 }

@@ -20,26 +20,18 @@ const GROUPS: usize = 8;
 
 const LANES: usize = 8;
 
-/// Batches up to this long take the short path ([`short`]) when the
-/// refined reciprocal runs on some vectors: blocks of up to 64 keys (8
-/// vectors), each vector loaded once and run until its block's slowest lane
-/// is done, with no refill, outbox or group setup. Each limit is the
-/// measured crossover with the loop (see docs/kernels.md).
-fn short_max(num_buckets: u32) -> usize {
-    if crate::arch::long_keys(num_buckets) {
-        192
-    } else {
-        256
-    }
-}
-
-/// [`short_max`] when every vector divides: blocks then waste the
-/// divider's time on lanes that finished early, so from 65 keys the
-/// refilling loop is faster (see docs/kernels.md).
-const SHORT_MAX_IEEE: usize = 64;
+/// Batches up to this long take the short path ([`short`]): blocks of up
+/// to [`BLOCK`] keys, each vector loaded once and run until its block's
+/// slowest lane is done, with no refill, outbox or group setup. Longer
+/// ones take the refilling loop ([`run`]) once it has filled its lanes
+/// [`super::short::LOOP_FILLS`] times, which bounds, whatever the CPU and the
+/// division strategy, how far the loop's fixed cost can bring a batch just
+/// past the switch below the blocks (see docs/kernels.md).
+const SHORT_MAX: usize = super::short::LOOP_FILLS * GROUPS * LANES;
 
 /// Keys per block of the short path: 8 vectors, as many as the refilling
-/// loop keeps in flight, whose state (24 registers) fits in the 32.
+/// loop keeps in flight, whose state (16 registers, and 8 masks) fits in
+/// the 32.
 const BLOCK: usize = 8 * LANES;
 
 /// Computes Figure 1 for every key, dividing as `division` says.
@@ -77,12 +69,7 @@ fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, 
         }
         _ => {}
     }
-    let short_max = if EVEN || ODD {
-        short_max(num_buckets)
-    } else {
-        SHORT_MAX_IEEE
-    };
-    if keys.len() <= short_max {
+    if keys.len() <= SHORT_MAX {
         short::<EVEN, ODD>(keys, num_buckets, out);
         return;
     }
@@ -95,12 +82,14 @@ fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, 
     }
 }
 
-/// A short batch (from 5 keys to [`short_max`]) in blocks of [`BLOCK`] keys, each
-/// in as few vectors as hold it.
+/// A short batch (from 5 keys to [`SHORT_MAX`]) in as few blocks of at
+/// most [`BLOCK`] keys as hold it, of even lengths ([`super::short::block_len`]),
+/// each in as few vectors as hold it.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq")]
 fn short<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
-    for (keys, out) in keys.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
+    let size = super::short::block_len(keys.len(), BLOCK, LANES);
+    for (keys, out) in keys.chunks(size).zip(out.chunks_mut(size)) {
         match keys.len().div_ceil(LANES) {
             1 => block::<1, EVEN, ODD>(keys, num_buckets, out),
             2 => block::<2, EVEN, ODD>(keys, num_buckets, out),

@@ -67,6 +67,7 @@ pub(crate) mod avx512;
 pub(crate) mod filter;
 mod outbox;
 mod quotient;
+mod short;
 pub(crate) mod xxh64_avx2;
 pub(crate) mod xxh64_avx512;
 
