@@ -3,7 +3,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -59,7 +61,7 @@ std::vector<std::uint64_t> some_keys(std::size_t n) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char **argv) {
     const auto keys = some_keys(5000);
 
     run("bucket", [&](bool &ok) {
@@ -354,6 +356,44 @@ int main() {
         CHECK(threw);
         for (auto b : wrong) CHECK(b == -5);
         CHECK(jumpshard::replicas(7, 5, 0).empty());
+    });
+
+    // testdata/replicas/golden.txt (format in its README), the first
+    // argument: every plain set and every set under removals.
+    run("replicas_golden", [&](bool &ok) {
+        std::ifstream file(argc > 1 ? argv[1] : "");
+        CHECK(file.good());
+        std::string line;
+        std::size_t plain = 0, under_removals = 0;
+        std::vector<jumpshard::memento> cluster;
+        while (std::getline(file, line)) {
+            if (line.empty() || line[0] == '#') continue;
+            std::istringstream words(line);
+            std::string kind;
+            words >> kind;
+            std::vector<std::uint64_t> v;
+            for (std::uint64_t x; words >> x;) v.push_back(x);
+            auto members = [&](std::size_t from) {
+                return std::vector<std::int32_t>(v.begin() + static_cast<std::ptrdiff_t>(from),
+                                                 v.end());
+            };
+            if (kind == "plain") {
+                auto n = static_cast<std::int32_t>(v.at(1));
+                CHECK(jumpshard::replicas(v[0], n, v.at(2)) == members(3));
+                plain++;
+            } else if (kind == "memento") {
+                cluster.clear();
+                cluster.emplace_back(static_cast<std::int32_t>(v.at(0)));
+            } else if (kind == "remove") {
+                cluster.at(0).remove(static_cast<std::int32_t>(v.at(0)));
+            } else if (kind == "set") {
+                CHECK(cluster.at(0).replicas(v.at(0), v.at(1)) == members(2));
+                under_removals++;
+            } else {
+                CHECK(!"unknown record");
+            }
+        }
+        CHECK(plain > 1000 && under_removals > 200);
     });
 
     run("weights", [&](bool &ok) {

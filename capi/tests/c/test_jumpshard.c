@@ -13,7 +13,8 @@
  * authors' golden vectors exactly.
  *
  * Usage: test_jumpshard [GOLDEN_FILE [MEMENTO_GOLDEN_FILE]]
- * (defaults testdata/golden.txt and memento/golden.txt beside GOLDEN_FILE)
+ * (defaults testdata/golden.txt and memento/golden.txt beside GOLDEN_FILE;
+ * the replica sets' replicas/golden.txt is read beside GOLDEN_FILE too)
  * JUMPSHARD_REQUIRE_KERNELS=scalar,avx2 makes a kernel this CPU cannot run
  * a failure instead of a skip.
  */
@@ -151,6 +152,7 @@ int main(int argc, char **argv) {
     run("memento_refusals", test_memento_refusals);
     run("replicas", test_replicas);
     run("memento_replicas", test_memento_replicas);
+    run("replicas_golden", test_replicas_golden);
     run("weights", test_weights);
     run("table", test_table);
     run("table_fingerprint", test_table_fingerprint);
