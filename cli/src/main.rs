@@ -24,11 +24,19 @@ use out::signals;
 /// Jump consistent hash, bit-exact with Lamping and Veach's Figure 1, for
 /// large batches of 64-bit keys.
 #[derive(Parser)]
-#[command(name = "jumpshard", version)]
+#[command(name = "jumpshard", version, after_help = EXAMPLES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
+
+/// What `jumpshard --help` shows after the commands.
+const EXAMPLES: &str = "\
+Examples:
+  jumpshard bucket 1253737204188795044 100     # 86
+  jumpshard reshard --from 10 --to 12 --generate 100000000
+  jumpshard verify                             # every kernel against Figure 1
+Each command's --help has its own examples; the manual is docs/cli.md.";
 
 /// The command line, its first line of help naming every command: taken
 /// from the commands themselves, so that it cannot fall behind them.
@@ -42,6 +50,8 @@ fn command_line() -> clap::Command {
 #[derive(Subcommand)]
 enum Command {
     /// Print the bucket of one key among N buckets.
+    #[command(after_help = "Example:\n  \
+        jumpshard bucket 1253737204188795044 100     # 86")]
     Bucket {
         /// The 64-bit key, in decimal.
         #[arg(allow_negative_numbers = true, value_parser = limits::any_u64)]
@@ -54,6 +64,10 @@ enum Command {
     /// reference; exits non-zero on any mismatch.
     Verify(verify::Args),
     /// List the kernels: which this CPU runs, and which batch calls use.
+    #[command(after_help = "Examples:\n  \
+        jumpshard kernels               # which kernels run here, which is active\n  \
+        jumpshard kernels --supported   # only the names of the supported kernels\n  \
+        jumpshard kernels --divisions   # kernel:division for every strategy")]
     Kernels {
         /// Print only the names of the supported kernels, one per line.
         #[arg(long)]

@@ -68,6 +68,10 @@ impl BucketFormat {
 
 /// The options of `jumpshard assign`.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:\n  \
+    jumpshard assign --buckets 12 --key-format decimal keys.txt \\\n    \
+    --output buckets.bin --output-format binary\n  \
+    jumpshard assign --nodes nodes.txt --replicas 3 keys.u64 --output replicas.txt")]
 pub struct Args {
     /// The number of buckets, N (1 to 2147483647).
     #[arg(long, allow_negative_numbers = true, required_unless_present = "nodes",

@@ -15,6 +15,10 @@ use crate::out::stdout::Stdout;
 
 /// The options of `jumpshard lookup`.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:\n  \
+    jumpshard lookup --nodes nodes.txt 1253737204188795044 42   # KEY SLOT NODE per key\n  \
+    jumpshard lookup --nodes nodes.txt --hex 757365723a3432 -   # byte keys; - is empty\n  \
+    jumpshard lookup --nodes nodes.txt --replicas 3 42")]
 pub struct Args {
     /// The node table, with its removals (`removed=K`) or weights.
     #[arg(long, value_name = "TABLE")]

@@ -18,6 +18,10 @@ use crate::out::stdout::ReportTo;
 
 /// The options of `jumpshard restore`.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:\n  \
+    jumpshard restore --from-nodes nodes-2.txt --node db-b2 --write-table nodes-3.txt\n  \
+    jumpshard reshard --from-nodes nodes-2.txt --to-nodes nodes-3.txt keys.u64 \\\n    \
+    --output back.csv                      # the keys that come back")]
 pub struct Args {
     /// The current node table, with its removal log (`removed=K` lines).
     #[arg(long, visible_alias = "nodes", value_name = "OLD")]

@@ -47,6 +47,11 @@ use crate::report::fraction::fraction;
 
 /// The options of `jumpshard remove`.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:\n  \
+    jumpshard remove --from-nodes nodes.txt --node db-b --generate 1000000 \\\n    \
+    --write-table nodes-new.txt              # the recommended option's table\n  \
+    jumpshard remove --from-nodes nodes.txt --node db-b keys.u64 --choose swap \\\n    \
+    --write-table nodes-new.txt --json")]
 pub struct Args {
     /// The current node table: one node name per line, line i+1 serving
     /// bucket i (`+NAME` repeats a node on purpose).

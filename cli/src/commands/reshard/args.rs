@@ -6,9 +6,20 @@ use crate::args::{InputArgs, MoveFormatArg};
 use crate::limits;
 use crate::out::format_name::{check_fixed, choose};
 
+/// What `reshard --help` shows after the options.
+const EXAMPLES: &str = "\
+Examples:
+  jumpshard reshard --from 10 --to 12 --generate 100000000
+  jumpshard reshard --from 10 --to 12 keys.u64 --output moves.csv        # key,from,to
+  jumpshard reshard --from 12 --to 10 --key-format bytes ids.txt \\
+    --output moves.bin --output-format binary --json
+  jumpshard reshard --from-nodes nodes-v1.txt --to-nodes nodes-v2.txt \\
+    keys.parquet --column user_id --output moves.csv";
+
 /// Which keys move, and where, when the bucket count (`--from N --to M`)
 /// or the node table (`--from-nodes OLD --to-nodes NEW`) changes.
 #[derive(clap::Args)]
+#[command(after_help = EXAMPLES)]
 pub struct Args {
     /// The current number of buckets, N (1 to 2147483647).
     #[arg(
