@@ -45,7 +45,7 @@ mod kernel;
 #[cfg(feature = "parallel")]
 mod parallel;
 pub mod placement;
-pub use placement::{memento, nodes, replicas, weights};
+pub use placement::{memento, nodes, replicas, weights, zones};
 mod plan;
 #[cfg(feature = "reference")]
 pub mod reference;

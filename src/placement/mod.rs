@@ -12,11 +12,13 @@
 //!   key's bucket unless that node already carries more than its share,
 //!   then to the next member of the key's replica walk that does not
 //!   (consistent hashing with bounded loads; see [`bounded`]).
+//! - [`zones`]: replica sets across failure domains (zones and racks).
 
 pub mod bounded;
 pub mod memento;
 pub mod nodes;
 pub mod replicas;
 pub mod weights;
+pub mod zones;
 
 pub use bounded::{BoundedLoads, DEFAULT_WALK};

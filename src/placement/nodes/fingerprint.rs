@@ -24,6 +24,11 @@
 //!        binary64 bits as a `u64`, present only when the table is
 //!        weighted and the weight is not the default 1 (`-0` is written as
 //!        `0`);
+//!      - tag `0x04`, zone (a zoned table's slots all have it): the byte
+//!        `0x04`, the length in bytes of the zone's name as a `u32`, then
+//!        the name in UTF-8;
+//!      - tag `0x05`, rack: the byte `0x05`, the length in bytes of the
+//!        rack's name as a `u32`, then the name in UTF-8;
 //!    - the byte `0x00`, ending the slot.
 //! 4. For each override line (`override KEY NODE`), in increasing key
 //!    order: the byte `0x03`, the key as a `u64`, then the length in bytes
@@ -72,6 +77,8 @@ pub const FINGERPRINT_PREFIX: &str = "jt1:";
 const REMOVED: u8 = 0x01;
 const WEIGHT: u8 = 0x02;
 const OVERRIDE: u8 = 0x03;
+const ZONE: u8 = 0x04;
+const RACK: u8 = 0x05;
 const END_OF_SLOT: u8 = 0x00;
 
 /// The fingerprint of a node table's meaning (see [`NodeTable::fingerprint`](crate::nodes::NodeTable::fingerprint));
@@ -139,8 +146,15 @@ impl Hasher {
     }
 
     /// The next slot: its node's name, its place in the removal order (1
-    /// for the first) if removed, and its weight if the table is weighted.
-    pub(super) fn slot(&mut self, name: &str, removal: Option<u32>, weight: Option<f64>) {
+    /// for the first) if removed, its weight if the table is weighted, and
+    /// its node's zone and rack if the table is zoned.
+    pub(super) fn slot(
+        &mut self,
+        name: &str,
+        removal: Option<u32>,
+        weight: Option<f64>,
+        domain: Option<(&str, Option<&str>)>,
+    ) {
         let hasher = &mut self.0;
         hasher.update(&(name.len() as u32).to_le_bytes());
         hasher.update(name.as_bytes());
@@ -153,6 +167,14 @@ impl Hasher {
             let w = if w == 0.0 { 0.0f64 } else { w };
             hasher.update(&[WEIGHT]);
             hasher.update(&w.to_bits().to_le_bytes());
+        }
+        if let Some((zone, rack)) = domain {
+            for (tag, name) in [(ZONE, Some(zone)), (RACK, rack)] {
+                let Some(name) = name else { continue };
+                hasher.update(&[tag]);
+                hasher.update(&(name.len() as u32).to_le_bytes());
+                hasher.update(name.as_bytes());
+            }
         }
         hasher.update(&[END_OF_SLOT]);
     }

@@ -42,6 +42,14 @@
 //!   [`crate::weights::Weights`]' rejection sampling; all weights equal
 //!   place keys exactly as Figure 1.
 //!
+//! - `zone=NAME`, `rack=NAME`: the node's failure domains, for replica
+//!   sets across them ([`crate::zones`]). A table is zoned when any slot
+//!   line names a zone; then every slot line names one, the slots of one
+//!   node (`+NAME` repeats) name the same zone and rack, a rack stands only
+//!   beside a zone, and zone and rack names follow the rules of node
+//!   names. Each is refused otherwise, naming the line. Zones do not
+//!   change where [`NodeTable::bucket`] places a key.
+//!
 //! A table holds removals or weights, not both. A `#` after a blank
 //! (space or tab) starts a comment, to the line's end (`+db-a  # the
 //! larger db-a`); a `#` with no blank before it is part of the name
@@ -121,6 +129,7 @@
 //! ```
 
 mod change;
+mod domains;
 pub mod fingerprint;
 mod names;
 mod overrides;

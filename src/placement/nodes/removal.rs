@@ -275,7 +275,11 @@ impl<'a> NodeRemoval<'a> {
             }
         };
         // Slots of a valid table, less a node that is not its only one.
-        Ok(table.expect("a valid table").keeping_overrides(old))
+        let table = table
+            .expect("a valid table")
+            .keeping_domains(old)
+            .expect("the nodes of the old table");
+        Ok(table.keeping_overrides(old))
     }
 }
 

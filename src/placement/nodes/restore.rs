@@ -77,7 +77,9 @@ pub fn restore(table: &NodeTable, name: Option<&str>) -> Result<(NodeTable, usiz
         (false, Some(name)) => names[slot] = name,
         (false, None) => {}
     }
-    let restored = NodeTable::with_memento(&names, memento).map_err(RestoreError::Table)?;
+    let restored = NodeTable::with_memento(&names, memento)
+        .and_then(|t| t.keeping_domains(table))
+        .map_err(RestoreError::Table)?;
     Ok((restored.keeping_overrides(table), slot))
 }
 

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::domains::Domains;
 use super::fingerprint::{Hasher, TableFingerprint};
 use super::overrides::Overrides;
 use super::placement::Placement;
@@ -28,6 +29,8 @@ pub struct NodeTable {
     placement: Placement,
     /// Keys pinned to a node, consulted after the placement.
     overrides: Overrides,
+    /// Each node's zone and rack, when the table is zoned.
+    domains: Option<Domains>,
 }
 
 impl NodeTable {
@@ -76,6 +79,9 @@ impl NodeTable {
                 text.push('+');
             }
             text.push_str(&self.names[node as usize]);
+            if let Some(domains) = &self.domains {
+                text.push_str(&domains.attributes(node as usize));
+            }
             if let Some(k) = removal.get(&(slot as u32)) {
                 text.push_str(&format!(" removed={k}"));
             }
@@ -123,10 +129,16 @@ impl NodeTable {
         let mut hasher = Hasher::new(self.len());
         for slot in 0..self.len() {
             let weight = self.weights().map(|w| w[slot]);
+            let node = self.slots[slot] as usize;
+            let domain = self
+                .domains
+                .as_ref()
+                .map(|d| (d.zone_name(node), d.rack_name(node)));
             hasher.slot(
                 self.slot(slot),
                 removal.get(slot).copied().flatten(),
                 weight,
+                domain,
             );
         }
         for (key, node) in self.overrides() {
@@ -314,6 +326,56 @@ impl NodeTable {
         Ok(table)
     }
 
+    /// Whether the table's lines name failure domains (`zone=NAME`).
+    pub fn is_zoned(&self) -> bool {
+        self.domains.is_some()
+    }
+
+    /// The zone of node `i` of [`NodeTable::nodes`], in a zoned table;
+    /// panics when `i` is not a node's index.
+    pub fn zone_of(&self, node: usize) -> Option<&str> {
+        assert!(
+            node < self.names.len(),
+            "node {node} of {}",
+            self.names.len()
+        );
+        self.domains.as_ref().map(|d| d.zone_name(node))
+    }
+
+    /// The rack of node `i` of [`NodeTable::nodes`], when its lines name
+    /// one; panics when `i` is not a node's index.
+    pub fn rack_of(&self, node: usize) -> Option<&str> {
+        assert!(
+            node < self.names.len(),
+            "node {node} of {}",
+            self.names.len()
+        );
+        self.domains.as_ref().and_then(|d| d.rack_name(node))
+    }
+
+    /// The distinct zone names, in the order of their first node (empty
+    /// when the table is not zoned).
+    pub fn zones(&self) -> &[String] {
+        self.domains.as_ref().map_or(&[], |d| &d.zones[..])
+    }
+
+    /// The failure domains, when the table is zoned.
+    pub(crate) fn domains(&self) -> Option<&Domains> {
+        self.domains.as_ref()
+    }
+
+    /// This table with the zones and racks of `from`'s nodes, each node
+    /// keeping its own; a node `from` lacks is refused, naming its line.
+    pub(super) fn keeping_domains(mut self, from: &NodeTable) -> Result<NodeTable, TableError> {
+        let Some(domains) = &from.domains else {
+            return Ok(self);
+        };
+        let first_line = |node: usize| self.node_slots(node)[0] as usize + 1;
+        let carried = domains.carried(&from.index, &self.names, first_line)?;
+        self.domains = Some(carried);
+        Ok(self)
+    }
+
     /// This table with the overrides of `from` whose node it still names
     /// (a node gone from the table takes its keys' overrides with it).
     pub(super) fn keeping_overrides(self, from: &NodeTable) -> NodeTable {
@@ -392,6 +454,7 @@ impl NodeTable {
             slots,
             placement,
             overrides,
+            domains,
         } = slots;
         // A counting sort of the slots by node.
         let mut starts = vec![0u32; names.len() + 1];
@@ -415,6 +478,7 @@ impl NodeTable {
             by_node,
             placement,
             overrides: Overrides::default(),
+            domains,
         };
         if !overrides.is_empty() {
             table.overrides = Overrides::new(overrides, |node| table.live_slot(node));

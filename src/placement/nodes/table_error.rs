@@ -84,6 +84,15 @@ pub enum TableError {
         /// What is wrong.
         why: String,
     },
+    /// A failure domain (`zone=NAME`, `rack=NAME`) that is missing on a
+    /// line of a zoned table, a rack without a zone, an unfit zone or
+    /// rack name, or a node whose slots name different domains.
+    BadZone {
+        /// Its line.
+        line: usize,
+        /// What is wrong.
+        why: String,
+    },
 }
 
 impl fmt::Display for TableError {
@@ -136,6 +145,7 @@ impl fmt::Display for TableError {
             } => write!(f, "line {line}: {why}"),
             TableError::BadRemovals { line: None, why } => f.write_str(why),
             TableError::BadOverride { line, why } => write!(f, "line {line}: {why}"),
+            TableError::BadZone { line, why } => write!(f, "line {line}: {why}"),
         }
     }
 }

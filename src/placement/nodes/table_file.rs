@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::domains::{Domains, LineDomain};
 use super::names::{name_problem, Forms};
 use super::overrides::{self, Lines};
 use super::placement::Placement;
@@ -19,6 +20,8 @@ pub(super) struct Slots {
     pub(super) placement: Placement,
     /// Each overridden key's node, an index into `names`.
     pub(super) overrides: BTreeMap<u64, u32>,
+    /// Each node's zone and rack, in a zoned table.
+    pub(super) domains: Option<Domains>,
 }
 
 /// The slots of a table file's text (see the module documentation of
@@ -85,10 +88,13 @@ pub(super) fn read(text: &str) -> Result<Slots, TableError> {
         }
     }
     let n = builder.slots.len();
+    attributes.domains.resize_with(n, LineDomain::default);
+    let domains = Domains::read(builder.names.len(), &builder.slots, &attributes.domains)?;
     let placement = attributes.placement(n)?;
     let pinned = pinned.resolve(&builder.index)?;
     let mut slots = builder.finish(placement)?;
     slots.overrides = pinned;
+    slots.domains = domains;
     Ok(slots)
 }
 
@@ -125,6 +131,9 @@ struct Attributes {
     removed: Vec<(u64, u32, usize)>,
     /// (slot, weight, line).
     weights: Vec<(u32, f64, usize)>,
+    /// The zone and rack of each slot line (lines after the last one
+    /// that names either name neither).
+    domains: Vec<LineDomain>,
     /// The slot of the line being read and its attribute names so far.
     current: Option<(usize, Vec<&'static str>)>,
 }
@@ -139,16 +148,16 @@ impl Attributes {
         };
         let (key, value) = field
             .split_once('=')
-            .ok_or_else(|| bad("is not an attribute: a line is NAME, then removed=K or weight=W (names hold no whitespace)"))?;
+            .ok_or_else(|| bad("is not an attribute: a line is NAME, then removed=K, weight=W, zone=Z or rack=R (names hold no whitespace)"))?;
         let slot = (line - 1) as u32;
         let key: &'static str = match key {
             "removed" => "removed",
             "weight" => "weight",
-            _ => {
-                return Err(bad(
-                    "is not an attribute: a line is NAME, then removed=K or weight=W",
-                ))
-            }
+            "zone" => "zone",
+            "rack" => "rack",
+            _ => return Err(bad(
+                "is not an attribute: a line is NAME, then removed=K, weight=W, zone=Z or rack=R",
+            )),
         };
         let seen = match &mut self.current {
             Some((l, seen)) if *l == line => seen,
@@ -158,6 +167,20 @@ impl Attributes {
             return Err(bad("is given twice on this line"));
         }
         seen.push(key);
+        if key == "zone" || key == "rack" {
+            if value.is_empty() {
+                return Err(bad("needs a name"));
+            }
+            if self.domains.len() < line {
+                self.domains.resize_with(line, LineDomain::default);
+            }
+            let domain = &mut self.domains[line - 1];
+            match key {
+                "zone" => domain.zone = Some(value.to_owned()),
+                _ => domain.rack = Some(value.to_owned()),
+            }
+            return Ok(());
+        }
         if key == "removed" {
             let k: u64 = value.parse().ok().filter(|&k| k >= 1).ok_or_else(|| {
                 bad("needs K, the removal's number: 1 for the first, 2 for the next, ...")
@@ -326,6 +349,7 @@ impl Builder {
             slots: self.slots,
             placement,
             overrides: BTreeMap::new(),
+            domains: None,
         })
     }
 }

@@ -1,0 +1,197 @@
+//! Replica sets across failure domains: on a zoned node table (slot lines
+//! with `zone=NAME`, optionally `rack=NAME`; see [`crate::nodes`]), the
+//! `k` members of a key are distinct live nodes in distinct zones whenever
+//! `k` zones have live nodes, and no zone holds more than `ceil(k / zones)`
+//! of them otherwise.
+//!
+//! # The construction
+//!
+//! 1. Rank 1 is the table's own answer, [`NodeTable::bucket`]'s node `P`
+//!    (Figure 1 with nothing removed, Memento otherwise, an override's node
+//!    for a pinned key), so routing with `k = 1` is unchanged. Its zone is
+//!    `A`.
+//! 2. The zones with a live node are ordered for the key: `A` first, then
+//!    the others by descending rendezvous score `XXH64(key's 8
+//!    little-endian bytes, seed = id)`, where a zone's id is XXH64 of its
+//!    name's UTF-8 bytes with seed 0 (ties, which need equal 64-bit
+//!    scores, by descending id). Adding or removing one zone never reorders
+//!    the others.
+//! 3. Members are dealt to the zones round-robin in that order until there
+//!    are `k`, a zone with no live node left being passed over: with `k` or
+//!    more zones each of the first `k` holds one; with fewer, none holds
+//!    more than `ceil(k / zones)` while the others have room.
+//! 4. Zone `W`'s `m` members are a local choice over its nodes (all of
+//!    them, in table order, local bucket `b` being its `b`-th node; the
+//!    nodes whose every slot is removed are removed Memento-style in the
+//!    order they died): with the derived key `d = XXH64(key, seed = id ^
+//!    0x6A09E667F3BCC908)`, [`crate::Memento::bucket`]`(d)` for one member,
+//!    [`crate::Memento::replicas`]`(d, m)` for several. In zone `A`, `P` is the
+//!    first member and the others are the local set's first members other
+//!    than `P`. In a zone that names racks and holds two or more of the
+//!    key's members, steps 2 to 4 run again one level down, racks in the
+//!    place of zones (a rack's id is XXH64 of its name with the zone's id
+//!    as seed; a node without a rack is a rack of its own, named by the
+//!    node), so the members sit in distinct racks when the zone has enough.
+//! 5. Ranks follow the rounds: rank 1 is `P`, ranks 2.. the first member
+//!    of each next zone in order, then each zone's second member, and so
+//!    on.
+//!
+//! Members are nodes, not slots: a node serving several slots is one
+//! member (its slots weigh only on rank 1). Weighted tables have no
+//! zoned sets. The lanes: rank 1 is [`NodeTable::batch`], the zone scores
+//! and derived keys XXH64 on the kernels' lanes, and each zone's local
+//! choices one [`crate::Memento::batch`] (or [`crate::Memento::replicas_batch`]) over the
+//! keys that need a member there; only the rack level (zones with racks
+//! holding two or more members of a key) walks one key at a time.
+//!
+//! # What moves
+//!
+//! A node added at the end of the table in zone `W` takes replica slots
+//! only onto itself, and a removed node gives up only the slots it held,
+//! each to a node of the same zone, or of a zone the key was not using when
+//! its zone has no live node left, with one exception that rank 1 being
+//! Memento's bucket forces: when a key's *primary* changes (it moves onto
+//! an added node, or its node is removed and Memento picks a new one), the
+//! new primary's zone must hold the primary, so a member the key already
+//! had in that zone is displaced inside the zone (one extra move, within
+//! one zone, never between zones). A zone lost moves only the slots that
+//! were in it, each to a zone the key was not using, while the zones with
+//! live nodes number more than `k`. The tests measure the exception's rate
+//! (docs/placement-zones.md).
+//!
+//! ```
+//! use jumpshard::NodeTable;
+//!
+//! let table = NodeTable::parse(
+//!     "a1 zone=a\nb1 zone=b\nc1 zone=c\na2 zone=a\nb2 zone=b\nc2 zone=c\n",
+//! )?;
+//! let zoned = table.zoned_replicas()?;
+//! let mut set = [0u32; 3];
+//! zoned.set(42, &mut set)?;
+//! // Rank 1 is the table's own node, and the three sit in three zones.
+//! assert_eq!(table.nodes()[set[0] as usize], table.node(42));
+//! let mut zones: Vec<_> = set.iter().map(|&n| table.zone_of(n as usize)).collect();
+//! zones.dedup();
+//! zones.sort();
+//! zones.dedup();
+//! assert_eq!(zones.len(), 3);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod batch;
+mod domain;
+mod error;
+
+pub use error::ZoneError;
+
+use crate::NodeTable;
+use domain::Domain;
+
+/// The zoned replica sets of one table: its zones (and racks) prepared
+/// once, for any number of keys. Members are indices into the table's
+/// [`NodeTable::nodes`].
+#[derive(Clone, Debug)]
+pub struct ZonedReplicas<'t> {
+    table: &'t NodeTable,
+    zones: Vec<Domain>,
+    /// Each node's zone, an index into `zones`.
+    zone_of: Vec<u32>,
+    /// The live nodes.
+    live: usize,
+}
+
+impl NodeTable {
+    /// The zoned replica sets of this table. Fails with
+    /// [`ZoneError::NotZoned`] on a table without zones and
+    /// [`ZoneError::Weighted`] on a weighted one.
+    pub fn zoned_replicas(&self) -> Result<ZonedReplicas<'_>, ZoneError> {
+        let domains = self.domains().ok_or(ZoneError::NotZoned)?;
+        if self.weights().is_some() {
+            return Err(ZoneError::Weighted);
+        }
+        let live = (0..self.nodes().len()).filter(|&n| self.is_live(n)).count();
+        Ok(ZonedReplicas {
+            table: self,
+            zones: domain::zones(self),
+            zone_of: domains.zone.clone(),
+            live,
+        })
+    }
+}
+
+impl<'t> ZonedReplicas<'t> {
+    /// The table the sets are drawn from.
+    pub fn table(&self) -> &'t NodeTable {
+        self.table
+    }
+
+    /// The number of zones with a live node.
+    pub fn live_zones(&self) -> usize {
+        self.zones.iter().filter(|z| z.live > 0).count()
+    }
+
+    /// Whether sets of `k` members can be drawn: `k` from 1 to the live
+    /// nodes (and at most [`crate::replicas::MAX_REPLICAS`]); otherwise
+    /// [`ZoneError::TooManyReplicas`], naming both.
+    pub fn check(&self, k: usize) -> Result<(), ZoneError> {
+        if k == 0 || k > self.live.min(crate::replicas::MAX_REPLICAS) {
+            return Err(ZoneError::TooManyReplicas {
+                replicas: k,
+                live: self.live,
+            });
+        }
+        Ok(())
+    }
+
+    /// The set of `key`: `k = out.len()` distinct live nodes (indices into
+    /// [`NodeTable::nodes`]), in rank order. Fails as
+    /// [`ZonedReplicas::check`] does, leaving `out` untouched.
+    pub fn set(&self, key: u64, out: &mut [u32]) -> Result<(), ZoneError> {
+        self.check(out.len())?;
+        let mut columns: Vec<&mut [u32]> = out.chunks_mut(1).collect();
+        self.batch(&[key], &mut columns)
+    }
+
+    /// The sets of `keys` as `k = columns.len()` columns: `columns[j][i]`
+    /// is the member of rank `j + 1` of `keys[i]`'s set
+    /// ([`ZonedReplicas::set`]). Fails, leaving every column untouched, as
+    /// [`ZonedReplicas::check`] does, or with
+    /// [`ZoneError::LengthMismatch`] when a column's length differs from
+    /// the keys'.
+    ///
+    /// ```
+    /// use jumpshard::NodeTable;
+    ///
+    /// let table = NodeTable::parse("a zone=x\nb zone=y\nc zone=x\nd zone=y\n")?;
+    /// let zoned = table.zoned_replicas()?;
+    /// let keys: Vec<u64> = (0..1000).collect();
+    /// let (mut first, mut second) = (vec![0; 1000], vec![0; 1000]);
+    /// zoned.batch(&keys, &mut [&mut first, &mut second])?;
+    /// for i in 0..1000 {
+    ///     assert_eq!(table.nodes()[first[i] as usize], table.node(keys[i]));
+    ///     assert_ne!(table.zone_of(first[i] as usize), table.zone_of(second[i] as usize));
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn batch(&self, keys: &[u64], columns: &mut [&mut [u32]]) -> Result<(), ZoneError> {
+        self.check(columns.len())?;
+        if let Some(bad) = columns.iter().find(|c| c.len() != keys.len()) {
+            return Err(ZoneError::LengthMismatch {
+                keys: keys.len(),
+                out: bad.len(),
+            });
+        }
+        for (round, chunk) in keys.chunks(batch::ROUND).enumerate() {
+            let start = round * batch::ROUND;
+            let mut parts: Vec<&mut [u32]> = columns
+                .iter_mut()
+                .map(|c| &mut c[start..start + chunk.len()])
+                .collect();
+            self.round(chunk, &mut parts);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,128 @@
+//! Zoned sets of a batch of keys on the lanes: rank 1 as the table's batch,
+//! the zone scores as XXH64 on the lanes, the per-key order and counts (no
+//! hashing left in them), then each zone's local choices as one batch over
+//! the keys that need members there, scattered back to their ranks.
+
+use super::domain::{counts, LOCAL};
+use super::ZonedReplicas;
+use crate::active_kernel;
+
+/// Keys per round: the scores of every zone for a round stay in cache.
+pub(super) const ROUND: usize = 4096;
+
+/// A key's request of `m` members from one zone: the key's index in the
+/// round and whether the zone holds its primary.
+#[derive(Clone, Copy)]
+struct Request {
+    key: u32,
+    m: u32,
+    primary: bool,
+}
+
+impl ZonedReplicas<'_> {
+    /// The sets of `keys` (at most [`ROUND`]) into `columns`, whose lengths
+    /// and count were checked.
+    pub(super) fn round(&self, keys: &[u64], columns: &mut [&mut [u32]]) {
+        let (k, n) = (columns.len(), keys.len());
+        let kernel = active_kernel();
+        let mut primary = vec![0u32; n];
+        self.table
+            .batch(keys, &mut primary)
+            .expect("one slot per key");
+        let slot_nodes = self.table.slot_nodes();
+        primary
+            .iter_mut()
+            .for_each(|p| *p = slot_nodes[*p as usize]);
+        columns[0].copy_from_slice(&primary);
+        if k == 1 {
+            return;
+        }
+        let zones = &self.zones;
+        let mut scores = vec![Vec::new(); zones.len()];
+        for (z, zone) in zones.iter().enumerate().filter(|(_, z)| z.live > 0) {
+            scores[z] = keys.to_vec();
+            kernel.xxh64(&mut scores[z], zone.id);
+        }
+        // Each rank's zone and round, per key, and each zone's requests.
+        let mut rank_zone = vec![0u32; n * k];
+        let mut rank_round = vec![0u32; n * k];
+        let mut requests: Vec<Vec<Request>> = vec![Vec::new(); zones.len()];
+        let mut order = Vec::with_capacity(zones.len());
+        for i in 0..n {
+            let first = self.zone_of[primary[i] as usize] as usize;
+            order.clear();
+            order.extend((0..zones.len()).filter(|&z| zones[z].live > 0 && z != first));
+            order.sort_unstable_by_key(|&z| core::cmp::Reverse((scores[z][i], zones[z].id)));
+            order.insert(0, first);
+            let m = counts(zones, &order, k);
+            let mut j = 0;
+            for round in 0..m.iter().copied().max().unwrap_or(0) {
+                for (pos, &z) in order.iter().enumerate() {
+                    if round < m[pos] {
+                        rank_zone[i * k + j] = z as u32;
+                        rank_round[i * k + j] = round as u32;
+                        j += 1;
+                    }
+                }
+            }
+            for (pos, &z) in order.iter().enumerate().filter(|(pos, _)| m[*pos] > 0) {
+                requests[z].push(Request {
+                    key: i as u32,
+                    m: m[pos] as u32,
+                    primary: pos == 0,
+                });
+            }
+        }
+        let mut members = Vec::with_capacity(k);
+        let mut place = |request: Request, z: usize, members: &[u32]| {
+            let i = request.key as usize;
+            for j in (0..k).filter(|&j| rank_zone[i * k + j] == z as u32) {
+                columns[j][i] = members[rank_round[i * k + j] as usize];
+            }
+        };
+        for (z, zone) in zones.iter().enumerate() {
+            // Requests the lanes serve, by their count; the rest (a
+            // primary alone, or a rack walk) one by one.
+            let mut flat: Vec<Vec<Request>> = Vec::new();
+            for &request in &requests[z] {
+                let m = request.m as usize;
+                let p = request.primary.then_some(primary[request.key as usize]);
+                if (m == 1 && p.is_some()) || (m >= 2 && !zone.racks.is_empty()) {
+                    members.clear();
+                    zone.members(keys[request.key as usize], m, p, &mut members);
+                    place(request, z, &members);
+                } else {
+                    if flat.len() < m {
+                        flat.resize_with(m, Vec::new);
+                    }
+                    flat[m - 1].push(request);
+                }
+            }
+            let Some(memento) = zone.memento.as_ref() else {
+                continue;
+            };
+            for (group, m) in flat.iter().zip(1usize..).filter(|(g, _)| !g.is_empty()) {
+                let mut derived: Vec<u64> = group.iter().map(|r| keys[r.key as usize]).collect();
+                kernel.xxh64(&mut derived, zone.id ^ LOCAL);
+                let mut sets = vec![vec![0u32; group.len()]; m];
+                if m == 1 {
+                    memento
+                        .batch(&derived, &mut sets[0])
+                        .expect("lengths match");
+                } else {
+                    let mut refs: Vec<&mut [u32]> = sets.iter_mut().map(|c| &mut c[..]).collect();
+                    memento
+                        .replicas_batch(&derived, &mut refs)
+                        .expect("m within the zone's live nodes");
+                }
+                for (g, &request) in group.iter().enumerate() {
+                    let p = request.primary.then_some(primary[request.key as usize]);
+                    let set = sets.iter().map(|c| zone.nodes[c[g] as usize]);
+                    members.clear();
+                    zone.finish(set, m, p, &mut members);
+                    place(request, z, &members);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,63 @@
+//! Why zoned replica sets or their plans were refused.
+
+use core::fmt;
+
+/// Why a table cannot give zoned replica sets, or a plan of their change
+/// was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ZoneError {
+    /// The table names no zone (`zone=NAME` on its slot lines).
+    NotZoned,
+    /// The table has weights, which zoned sets are not drawn with.
+    Weighted,
+    /// `k` is 0 or above the table's live nodes.
+    TooManyReplicas {
+        /// The replicas asked for.
+        replicas: usize,
+        /// The table's live nodes.
+        live: usize,
+    },
+    /// A column's length differs from the keys'.
+    LengthMismatch {
+        /// The number of keys.
+        keys: usize,
+        /// The length of the column.
+        out: usize,
+    },
+    /// A zone named in a plan's arguments that the table does not have.
+    UnknownZone {
+        /// The name given.
+        zone: String,
+    },
+    /// A node named in a plan's arguments that the table does not have.
+    UnknownNode {
+        /// The name given.
+        node: String,
+    },
+}
+
+impl fmt::Display for ZoneError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ZoneError::NotZoned => f.write_str(
+                "the table names no zone: zoned replica sets need zone=NAME on every slot line",
+            ),
+            ZoneError::Weighted => {
+                f.write_str("the table has weights; zoned replica sets are drawn without them")
+            }
+            ZoneError::TooManyReplicas { replicas, live } => write!(
+                f,
+                "{replicas} replicas: a zoned set holds 1 to {} distinct live nodes here",
+                (*live).min(crate::replicas::MAX_REPLICAS)
+            ),
+            ZoneError::LengthMismatch { keys, out } => {
+                write!(f, "{keys} keys but a replica column of {out}")
+            }
+            ZoneError::UnknownZone { zone } => write!(f, "zone {zone:?} is not in the table"),
+            ZoneError::UnknownNode { node } => write!(f, "node {node:?} is not in the table"),
+        }
+    }
+}
+
+impl std::error::Error for ZoneError {}
