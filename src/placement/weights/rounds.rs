@@ -1,0 +1,132 @@
+//! [`Weights::batch_on`]'s later attempts: the keys attempt 0 left
+//! refused, resolved in rounds over blocks of keys on the kernel's lanes.
+
+use super::{coin_seed, Weights, MAX_ATTEMPTS};
+use crate::Kernel;
+
+/// Keys resolved together: small enough that the round buffers stay in
+/// the first-level cache.
+const ROUND_BLOCK: usize = 1024;
+
+/// Resolves every key, whose attempt 0's slot `out` holds, into its node.
+pub(super) fn resolve(w: &Weights, kernel: Kernel, keys: &[u64], out: &mut [u32]) {
+    let mut rounds = Rounds {
+        tossing: (0..w.n.get()).any(|i| w.tosses(i)),
+        ..Rounds::default()
+    };
+    for (keys, out) in keys.chunks(ROUND_BLOCK).zip(out.chunks_mut(ROUND_BLOCK)) {
+        rounds.block(w, kernel, keys, out);
+    }
+}
+
+/// The round buffers, reused from block to block.
+#[derive(Default)]
+struct Rounds {
+    /// Whether some first slot accepts by a coin.
+    tossing: bool,
+    /// Positions in the block of the keys still refused.
+    pending: Vec<u32>,
+    /// Each pending key's refused nodes, by attempt, for the fallback.
+    tried: Vec<[u32; MAX_ATTEMPTS as usize]>,
+    /// The pending keys, then (hashed in place) their derived keys for
+    /// this attempt.
+    derived: Vec<u64>,
+    /// Each pending key's slot for this attempt.
+    slots: Vec<u32>,
+    /// This attempt's coins, in order, for the keys on a tossing slot.
+    coins: Vec<u64>,
+}
+
+impl Rounds {
+    /// Resolves one block: `out` holds attempt 0's slots.
+    fn block(&mut self, w: &Weights, kernel: Kernel, keys: &[u64], out: &mut [u32]) {
+        let n = w.n.get();
+        let pairs = keys.iter().copied().zip(out.iter().copied());
+        toss(&mut self.coins, self.tossing, w, kernel, 0, pairs);
+        let mut coins = self.coins.iter().copied();
+        self.pending.clear();
+        self.tried.clear();
+        for (i, slot) in out.iter_mut().enumerate() {
+            if *slot >= n {
+                *slot = w.axis.owner(*slot);
+            } else if !w.accepts(*slot, || coins.next().expect("a coin per toss")) {
+                self.pending.push(i as u32);
+                let mut tried = [0; MAX_ATTEMPTS as usize];
+                tried[0] = *slot;
+                self.tried.push(tried);
+            }
+        }
+        for attempt in 1..MAX_ATTEMPTS {
+            if self.pending.is_empty() {
+                return;
+            }
+            self.derived.clear();
+            self.derived
+                .extend(self.pending.iter().map(|&i| keys[i as usize]));
+            kernel.xxh64(&mut self.derived, u64::from(attempt));
+            self.slots.resize(self.derived.len(), 0);
+            kernel.run(&self.derived, w.axis.len, &mut self.slots);
+            let pending = self.pending.iter().map(|&i| keys[i as usize]);
+            let pairs = pending.zip(self.slots.iter().copied());
+            toss(&mut self.coins, self.tossing, w, kernel, attempt, pairs);
+            let mut coins = self.coins.iter().copied();
+            let mut kept = 0;
+            for at in 0..self.pending.len() {
+                let (i, slot) = (self.pending[at], self.slots[at]);
+                if slot >= n {
+                    out[i as usize] = w.axis.owner(slot);
+                } else if w.accepts(slot, || coins.next().expect("a coin per toss")) {
+                    out[i as usize] = slot;
+                } else {
+                    let mut tried = self.tried[at];
+                    tried[attempt as usize] = slot;
+                    self.pending[kept] = i;
+                    self.tried[kept] = tried;
+                    kept += 1;
+                }
+            }
+            self.pending.truncate(kept);
+            self.tried.truncate(kept);
+        }
+        for (&i, tried) in self.pending.iter().zip(&self.tried) {
+            let mut best = (u32::MAX, 0);
+            for &node in tried {
+                let candidate = w.axis.nearest(node);
+                if candidate.0 < best.0 {
+                    best = candidate;
+                }
+            }
+            out[i as usize] = best.1;
+        }
+    }
+}
+
+/// Hashes attempt `attempt`'s coins into `coins`, in order, for the (key,
+/// slot) pairs whose slot tosses one (a first slot of fractional
+/// acceptance): gathered, then hashed on the kernel's lanes. Nothing when
+/// no slot tosses (`tossing` false). The gather writes every key and
+/// advances past the tossing ones only, with no branch on the slot:
+/// whether a slot tosses is as random as the keys, and a mispredicted
+/// branch per key cost more than the lanes saved.
+fn toss(
+    coins: &mut Vec<u64>,
+    tossing: bool,
+    w: &Weights,
+    kernel: Kernel,
+    attempt: u32,
+    pairs: impl ExactSizeIterator<Item = (u64, u32)>,
+) {
+    coins.clear();
+    if !tossing {
+        return;
+    }
+    let n = w.n.get();
+    coins.resize(pairs.len(), 0);
+    let mut count = 0;
+    for (key, slot) in pairs {
+        coins[count] = key;
+        count += usize::from((slot < n) && w.tosses(slot.min(n - 1)));
+    }
+    coins.truncate(count);
+    kernel.xxh64(coins, coin_seed(attempt));
+}
