@@ -4,7 +4,7 @@
 CARGO ?= cargo
 
 .PHONY: run test test-rust test-kernels test-consumers test-python lint check-header header
-.PHONY: install uninstall dist check-symbols fuzz miri test-huge
+.PHONY: install uninstall dist check-symbols symbols fuzz miri test-huge
 
 # Where cargo builds: target/, or CARGO_TARGET_DIR, or build.target-dir,
 # as cargo itself says. Asked once, and only by the targets that use it.
@@ -118,11 +118,16 @@ dist:
 	capi/install/dist --build "$(CAPI_BUILD)" --out "$(DIST_DIR)" \
 	  --target "$(or $(TARGET),$(shell rustc -vV | sed -n 's/^host: //p'))"
 
-# The shared library exports the C API alone: every defined dynamic symbol
-# is a jumpshard_* function, and its SONAME carries the ABI version.
+# The shared library exports exactly the functions of capi/symbols.txt (a
+# removed or renamed one breaks the ABI; a new one is listed on purpose, with
+# `make symbols`), and its SONAME carries the ABI version.
 check-symbols:
 	$(CARGO) build --release -p jumpshard-capi
 	capi/install/check-symbols $(TARGET_DIR)/release/libjumpshard.so
+
+symbols:
+	$(CARGO) build --release -p jumpshard-capi
+	capi/install/check-symbols --write $(TARGET_DIR)/release/libjumpshard.so
 
 # Every fuzz target for FUZZ_SECONDS each (10 minutes by default; CI runs
 # 15 s each through the same script). Needs nightly and cargo-fuzz, which
