@@ -226,8 +226,11 @@ typedef struct jumpshard_table jumpshard_table;
 
 /**
  * Buckets `0..len` with real-valued weights: bucket `i` receives a share
- * of the keys near `weights[i] / sum(weights)`, by rejection sampling over
- * Figure 1. Made by `jumpshard_weights_new`, freed by
+ * of the keys near `weights[i] / sum(weights)`, over Figure 1: a bucket
+ * heavier than most holds several slots of Figure 1's axis, a lighter one
+ * accepts a fraction of its slot's keys (the construction of the Rust
+ * API's `weights` module, version `CONSTRUCTION`; golden vectors in
+ * `testdata/weights/`). Made by `jumpshard_weights_new`, freed by
  * `jumpshard_weights_free`.
  *
  * Thread safety: a weights handle never changes after it is made, so any
@@ -1199,9 +1202,12 @@ const char *jumpshard_version(void);
  * the handle to `*out`; free it with `jumpshard_weights_free`. The weights
  * are copied. Only their ratios matter: with all weights equal every key
  * gets Figure 1's bucket (`jumpshard_bucket(key, len)`); a bucket of
- * weight 0 never gets a key; changing one bucket's weight (the largest
- * staying the same) moves keys only onto or off that bucket. The Rust
- * API's `weights::Weights`, bit for bit.
+ * weight 0 never gets a key; changing one bucket's weight moves keys only
+ * onto or off that bucket, as long as the table's unit (the smallest
+ * weight more than a third of the positive buckets hold, or else their
+ * median) and the bucket's slot count stay the same (a new slot count
+ * also moves keys onto or off the buckets of several slots after it). The
+ * Rust API's `weights::Weights`, bit for bit.
  *
  * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
  * this order: `JUMPSHARD_ERROR_INVALID_BUCKET_COUNT` (`len` outside

@@ -187,3 +187,42 @@ fn weight_refusals_write_nothing() {
     }
     assert_eq!(buf, [UNTOUCHED; 4]);
 }
+
+/// `testdata/weights/golden.txt` (format in its README) through the
+/// handle: each lookup one key at a time, and each table's keys in one
+/// batch.
+#[test]
+fn golden_vectors_through_the_handle() {
+    let text = include_str!("../../../testdata/weights/golden.txt");
+    let mut tables: Vec<(Vec<f64>, Vec<u64>, Vec<i32>)> = Vec::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let words: Vec<&str> = line.split(' ').collect();
+        match words[0] {
+            "table" if words[1] == "zeros" => {
+                let mut w = vec![0.0; words[2].parse().unwrap()];
+                for spot in &words[3..] {
+                    let (i, v) = spot.split_once('=').unwrap();
+                    w[i.parse::<usize>().unwrap()] = v.parse().unwrap();
+                }
+                tables.push((w, Vec::new(), Vec::new()));
+            }
+            "table" => {
+                let w = words[1..].iter().map(|w| w.parse().unwrap()).collect();
+                tables.push((w, Vec::new(), Vec::new()));
+            }
+            "lookup" => {
+                let table = tables.last_mut().unwrap();
+                table.1.push(words[1].parse().unwrap());
+                table.2.push(words[2].parse().unwrap());
+            }
+            _ => panic!("unknown golden line {line:?}"),
+        }
+    }
+    assert_eq!(tables.len(), 12);
+    for (weights, keys, want) in &tables {
+        let handle = Handle::new(weights).unwrap();
+        let one: Vec<i32> = keys.iter().map(|&k| handle.bucket(k)).collect();
+        assert_eq!(&one, want, "{weights:?}");
+        assert_eq!(&handle.batch(keys), want, "{weights:?}");
+    }
+}
