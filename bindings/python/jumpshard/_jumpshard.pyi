@@ -112,7 +112,7 @@ class NodeTable:
     def to_text(self) -> str: ...
 
 class Weights:
-    """Buckets with real-valued weights, by rejection sampling over Figure 1."""
+    """Buckets with real-valued weights over Figure 1: heavy buckets hold several slots of its axis."""
 
     def __init__(self, weights: Sequence[float]) -> None:
         """Weights are real numbers (a bool is refused with TypeError)."""

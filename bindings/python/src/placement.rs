@@ -181,7 +181,7 @@ impl Memento {
     }
 }
 
-/// Buckets with real-valued weights, by rejection sampling over Figure 1.
+/// Buckets with real-valued weights over Figure 1: heavy buckets hold several slots of its axis.
 #[pyclass(module = "jumpshard")]
 pub struct Weights(Inner, Vec<f64>);
 

@@ -9,6 +9,7 @@ import pytest
 import jumpshard
 
 GOLDEN = Path(__file__).resolve().parents[3] / "testdata" / "memento" / "golden.txt"
+WEIGHTS_GOLDEN = Path(__file__).resolve().parents[3] / "testdata" / "weights" / "golden.txt"
 
 
 def test_golden_vectors_of_the_authors_engine():
@@ -110,6 +111,38 @@ def test_replicas_under_removals_replace_only_the_member_hit():
         np.testing.assert_array_equal(m.replicas(keys, 3), history[-1])
     with pytest.raises(ValueError, match="replicas"):
         jumpshard.Memento.from_removals(4, [0, 1]).replicas(keys, 3)
+
+
+def weights_golden():
+    """The tables of testdata/weights/golden.txt (format in its README):
+    each one's weights, keys and buckets."""
+    tables = []
+    for line in WEIGHTS_GOLDEN.read_text().splitlines():
+        words = line.split()
+        if words[0].startswith("#"):
+            continue
+        if words[:2] == ["table", "zeros"]:
+            weights = [0.0] * int(words[2])
+            for spot in words[3:]:
+                index, weight = spot.split("=")
+                weights[int(index)] = float(weight)
+            tables.append((weights, [], []))
+        elif words[0] == "table":
+            tables.append(([float(w) for w in words[1:]], [], []))
+        else:
+            assert words[0] == "lookup", line
+            tables[-1][1].append(int(words[1]))
+            tables[-1][2].append(int(words[2]))
+    return tables
+
+
+def test_golden_vectors_of_weights_construction_2():
+    tables = weights_golden()
+    assert len(tables) == 12
+    for weights, keys, want in tables:
+        w = jumpshard.Weights(weights)
+        assert [w.bucket(k) for k in keys] == want, weights
+        np.testing.assert_array_equal(w.batch(np.array(keys, dtype=np.uint64)), want)
 
 
 def test_placements_pickle_as_their_state():
