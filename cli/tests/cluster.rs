@@ -226,6 +226,53 @@ fn assign_and_lookup_follow_the_table() {
     );
 }
 
+/// `testdata/weights/golden.txt` through `assign --nodes`: each golden
+/// table as a node table of `weight=W` lines, its keys placed on the
+/// golden buckets' nodes.
+#[test]
+fn weights_golden_vectors_through_assign() {
+    let d = dir();
+    let text = include_str!("../../testdata/weights/golden.txt");
+    let mut tables: Vec<(Vec<String>, Vec<u64>, Vec<usize>)> = Vec::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let words: Vec<&str> = line.split(' ').collect();
+        match words[0] {
+            "table" if words[1] == "zeros" => {
+                let mut w = vec!["0".to_string(); words[2].parse().unwrap()];
+                for spot in &words[3..] {
+                    let (i, v) = spot.split_once('=').unwrap();
+                    w[i.parse::<usize>().unwrap()] = v.to_string();
+                }
+                tables.push((w, Vec::new(), Vec::new()));
+            }
+            "table" => {
+                let w = words[1..].iter().map(|w| w.to_string()).collect();
+                tables.push((w, Vec::new(), Vec::new()));
+            }
+            "lookup" => {
+                let table = tables.last_mut().unwrap();
+                table.1.push(words[1].parse().unwrap());
+                table.2.push(words[2].parse().unwrap());
+            }
+            _ => panic!("unknown golden line {line:?}"),
+        }
+    }
+    assert_eq!(tables.len(), 12);
+    for (number, (weights, keys, want)) in tables.iter().enumerate() {
+        let lines: Vec<String> = weights
+            .iter()
+            .enumerate()
+            .map(|(i, w)| format!("n{i} weight={w}\n"))
+            .collect();
+        let t = table(d.path(), &format!("t{number}"), &lines.concat());
+        let input = u64le_file(d.path(), &format!("keys{number}"), keys);
+        let o = run(&["assign", "--nodes", path_str(&t), path_str(&input)]);
+        assert_ok(&o);
+        let names: Vec<String> = want.iter().map(|b| format!("n{b}")).collect();
+        assert_eq!(stdout(&o), names.join("\n") + "\n", "{weights:?}");
+    }
+}
+
 /// Tables that contradict themselves, and asks they cannot serve, are
 /// refused with their line, nothing written.
 #[test]
