@@ -30,8 +30,8 @@ const LANES: usize = 8;
 const SHORT_MAX: usize = super::short::LOOP_FILLS * GROUPS * LANES;
 
 /// Keys per block of the short path: 8 vectors, as many as the refilling
-/// loop keeps in flight, whose state (16 registers, and 8 masks) fits in
-/// the 32.
+/// loop keeps in flight, whose state (16 registers) fits in the 32 (a few
+/// of their 8 masks go through memory, as 7 mask registers can mask).
 const BLOCK: usize = 8 * LANES;
 
 /// Computes Figure 1 for every key, dividing as `division` says.
