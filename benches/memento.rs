@@ -33,6 +33,11 @@ fn lookups(c: &mut Criterion) {
         group.bench_function("Figure 1 reference", |b| {
             b.iter(|| jumpshard::reference::batch(black_box(&keys), N as i32, &mut out_ref))
         });
+        group.bench_function("plain batch", |b| {
+            b.iter(|| {
+                jumpshard::batch(black_box(&keys), BucketCount::new(N).unwrap(), &mut out).unwrap()
+            })
+        });
         group.bench_function("batch", |b| {
             b.iter(|| memento.batch(black_box(&keys), &mut out).unwrap())
         });

@@ -65,6 +65,7 @@
 pub(crate) mod avx2;
 pub(crate) mod avx512;
 pub(crate) mod filter;
+pub(crate) mod memento;
 mod outbox;
 mod quotient;
 mod short;

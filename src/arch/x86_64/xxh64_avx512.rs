@@ -47,7 +47,7 @@ fn tail(keys: &mut [u64], h0: __m512i) {
 /// XXH64 of 8 keys from the start state `h0` (`seed + P5 + 8`).
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq")]
-fn hash(key: __m512i, h0: __m512i) -> __m512i {
+pub(crate) fn hash(key: __m512i, h0: __m512i) -> __m512i {
     let prime = |p: u64| _mm512_set1_epi64(p as i64);
     let k1 = _mm512_mullo_epi64(
         _mm512_rol_epi64::<31>(_mm512_mullo_epi64(key, prime(P2))),

@@ -1,14 +1,26 @@
 //! Batches: the kernels run Figure 1 over the b-array for every key, as a
 //! plain batch does; then the keys that landed on a removed bucket (about
-//! the removed fraction of them) are resolved one by one. With nothing
-//! removed the second pass is skipped, so the batch costs what
-//! [`crate::batch`] costs.
+//! the removed fraction of them) are resolved. With nothing removed the
+//! second pass is skipped, so the batch costs what [`crate::batch`] costs.
+//!
+//! Otherwise the keys go in blocks of [`BLOCK`], each resolved right after
+//! its first pass, while its keys and answers are still in the cache. On
+//! the AVX-512 kernel, and b-arrays small enough for a table of links
+//! ([`super::removed::LINK_LIMIT`]), the block's keys on removed buckets are
+//! resolved on the lanes (`crate::arch::x86_64::memento`); elsewhere one by
+//! one, with [`Memento::bucket`]'s chain.
 
 use super::lookup::{prehash_bytes, rehash_u64};
 use super::Memento;
-use crate::bytes::{check_offsets, slices, Offset, BLOCK};
+use crate::bytes::{check_offsets, slices, Offset};
 use crate::kernel::check_lengths;
 use crate::{active_kernel, Error, Kernel};
+
+/// Keys per block of a batch with removals: large enough that the kernel
+/// runs at its long-batch speed, small enough that the block's keys and
+/// answers (96 KiB) and the lane pass's pending arrays stay in the L2
+/// cache for the second pass.
+const BLOCK: usize = 8192;
 
 impl Memento {
     /// [`Memento::bucket`] of every key, into `out[i]` for `keys[i]`, on the
@@ -34,8 +46,27 @@ impl Memento {
     /// [`Memento::batch`] on `kernel`, whichever the batch calls use.
     pub fn batch_on(&self, kernel: Kernel, keys: &[u64], out: &mut [u32]) -> Result<(), Error> {
         check_lengths(keys, out)?;
-        kernel.run(keys, self.barray.get(), out);
-        if !self.removed.is_empty() {
+        let n = self.barray.get();
+        if self.removed.is_empty() {
+            kernel.run(keys, n, out);
+            return Ok(());
+        }
+        let blocks = keys.chunks(BLOCK).zip(out.chunks_mut(BLOCK));
+        #[cfg(target_arch = "x86_64")]
+        if let Some((removed, links)) = self.removed.lane_tables().filter(|_| is_avx512(kernel)) {
+            use crate::arch::x86_64::memento::{resolve, Pending};
+            let mut pending = Pending::new(keys.len().min(BLOCK));
+            for (keys, out) in blocks {
+                kernel.run(keys, n, out);
+                // SAFETY: the AVX-512 kernel is only made after detecting
+                // AVX-512F, AVX-512DQ, AVX2 and POPCNT, the features the
+                // pass enables.
+                unsafe { resolve(keys, out, removed, links, &mut pending) };
+            }
+            return Ok(());
+        }
+        for (keys, out) in blocks {
+            kernel.run(keys, n, out);
             for (b, &key) in out.iter_mut().zip(keys) {
                 if self.removed.contains(*b) {
                     *b = self.resolve(*b, |seed| rehash_u64(key, seed));
@@ -68,11 +99,11 @@ impl Memento {
     ) -> Result<(), Error> {
         check_offsets(data, offsets, out.len())?;
         let kernel = active_kernel();
-        let mut keys = [0u64; BLOCK];
+        let mut keys = [0u64; crate::bytes::BLOCK];
         // The block's byte strings, kept for the rehashes.
-        let mut block: [&[u8]; BLOCK] = [&[]; BLOCK];
+        let mut block: [&[u8]; crate::bytes::BLOCK] = [&[]; crate::bytes::BLOCK];
         let mut strings = slices(data, offsets);
-        for out in out.chunks_mut(BLOCK) {
+        for out in out.chunks_mut(crate::bytes::BLOCK) {
             let keys = &mut keys[..out.len()];
             let block = &mut block[..out.len()];
             for (k, s) in keys.iter_mut().zip(block.iter_mut()) {
@@ -93,4 +124,11 @@ impl Memento {
         }
         Ok(())
     }
+}
+
+/// Whether `kernel` is the AVX-512 one, whose features the lane pass needs
+/// (a kernel's id holds its instruction set in the low four bits).
+#[cfg(target_arch = "x86_64")]
+fn is_avx512(kernel: Kernel) -> bool {
+    kernel.to_id() & 0xF == crate::kernel::Isa::Avx512 as u8
 }

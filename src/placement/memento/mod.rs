@@ -79,7 +79,7 @@ mod removed;
 mod replicas;
 
 use crate::{BucketCount, Error};
-use removed::{Entry, Removed};
+use removed::{Entry, Link, Removed};
 
 /// A jump-hash cluster from which any bucket can be removed and restored:
 /// the b-array size and the removed buckets (see the [module
@@ -204,12 +204,11 @@ impl Memento {
         }
         let working = self.working() - 1;
         let mut replacer = working;
-        while let Some(entry) = self.removed.get(replacer) {
-            replacer = entry.replacer;
+        while let Some(link) = self.removed.link(replacer) {
+            replacer = link.replacer;
         }
         let entry = Entry {
-            working,
-            replacer,
+            link: Link { working, replacer },
             previous: self.last_removed,
         };
         self.removed.insert(bucket, entry);
@@ -263,14 +262,14 @@ impl Memento {
     /// removals in order with it.
     #[inline]
     fn resolve_as_of(&self, mut b: u32, rehash: impl Fn(u32) -> u64, floor: u32) -> u32 {
-        let mut entry = self.removed.get(b).filter(|e| e.working >= floor);
+        let mut entry = self.removed.link(b).filter(|e| e.working >= floor);
         while let Some(removed) = entry {
             let r = removed.working;
             b = (rehash(b) % u64::from(r)) as u32;
-            entry = self.removed.get(b);
+            entry = self.removed.link(b);
             while let Some(earlier) = entry.filter(|e| e.working >= r) {
                 b = earlier.replacer;
-                entry = self.removed.get(b);
+                entry = self.removed.link(b);
             }
             entry = entry.filter(|e| e.working >= floor);
         }
@@ -280,7 +279,7 @@ impl Memento {
     /// The working count right after `bucket`'s removal, if it is removed:
     /// removals are ordered by it, the newest having the smallest.
     fn working_after_removal_of(&self, bucket: u32) -> Option<u32> {
-        self.removed.get(bucket).map(|e| e.working)
+        self.removed.link(bucket).map(|e| e.working)
     }
 }
 

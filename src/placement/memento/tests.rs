@@ -167,6 +167,81 @@ fn resolved_replacers_and_batches_agree_with_the_plain_chain() {
     }
 }
 
+/// Batches longer than a block, cut at and around its edges, from
+/// misaligned starts, on every kernel: b-arrays whose bitmap the lane pass
+/// holds in registers (up to 1024 buckets) and larger ones it gathers from,
+/// under light to heavy removal.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "minutes under Miri; the batches' memory accesses are the kernels', which Miri checks in their own tests"
+)]
+fn batches_across_blocks_match_one_key_lookups() {
+    let keys: Vec<u64> = (0..10_000).map(|i| mix(i ^ 0xB10C)).collect();
+    for n in [1000u32, 1024, 1025, 5000] {
+        let mut m = Memento::new(BucketCount::new(n).unwrap());
+        let mut step = u64::from(n);
+        for percent in [1u32, 50, 99] {
+            while (m.removals().len() as u32) < n * percent / 100 {
+                step += 1;
+                let b = (mix(step) % u64::from(n - 1)) as u32;
+                if !m.is_removed(b) {
+                    m.remove(b).unwrap();
+                }
+            }
+            let want: Vec<u32> = keys.iter().map(|&k| m.bucket(k)).collect();
+            for kernel in Kernel::supported() {
+                for len in [4095, 4096, 4097, 8192 + 13, keys.len() - 3] {
+                    let start = len % 3;
+                    let mut out = vec![u32::MAX; len];
+                    m.batch_on(kernel, &keys[start..start + len], &mut out)
+                        .unwrap();
+                    assert_eq!(
+                        out,
+                        want[start..start + len],
+                        "{kernel}, n {n}, {percent}%, {len} keys from {start}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The largest b-array with a table of links, which the lane pass reads,
+/// and the smallest without, which every kernel resolves one key at a
+/// time: both give the plain chain's buckets.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "minutes under Miri; the batches' memory accesses are the kernels', which Miri checks in their own tests"
+)]
+fn batches_on_both_sides_of_the_link_table_limit() {
+    let keys: Vec<u64> = (0..3000).map(|i| mix(i ^ 0x11AB)).collect();
+    for n in [removed::LINK_LIMIT, removed::LINK_LIMIT + 1] {
+        let count = BucketCount::new(n).unwrap();
+        let mut m = Memento::new(count);
+        // The buckets of some keys, so that their lookups rehash, then as
+        // many others.
+        for (i, &key) in keys.iter().enumerate().step_by(4) {
+            for b in [
+                crate::bucket(key, count),
+                (mix(i as u64) % u64::from(n - 1)) as u32,
+            ] {
+                if !m.is_removed(b) && b + 1 != n {
+                    m.remove(b).unwrap();
+                }
+            }
+        }
+        let plain = PlainChain::of(&m);
+        let want: Vec<u32> = keys.iter().map(|&k| plain.bucket(k)).collect();
+        for kernel in Kernel::supported() {
+            let mut out = vec![0u32; keys.len()];
+            m.batch_on(kernel, &keys, &mut out).unwrap();
+            assert_eq!(out, want, "{kernel}, n {n}");
+        }
+    }
+}
+
 /// Removing a bucket moves exactly its keys; restoring brings exactly
 /// them back; the keys of a removed bucket spread over the working ones.
 #[test]
