@@ -69,6 +69,11 @@
 //! # Ok::<(), jumpshard::Error>(())
 //! ```
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+mod lanes;
 mod slots;
 
 pub(crate) use slots::Slots;
@@ -169,12 +174,25 @@ pub fn batch(
 }
 
 /// The sets of `keys` over a first stage of `n` buckets into `columns`
-/// (`k` of them), at most `available` members: column 0 is Figure 1 on the
-/// kernels, the rest [`Slots::fill`]'s, each set then passed through
-/// `adjust` (a Memento's replay of its removals) before it is written.
-/// Fails, writing nothing, as [`check`] does or with
-/// [`Error::LengthMismatch`].
+/// (`k` of them), at most `available` members, on the
+/// [`crate::active_kernel`]: the lanes' blocks for sets of up to
+/// [`lanes::MAX_LANE_SLOTS`] members, else column 0 on the kernel and the
+/// rest [`Slots::fill`]'s; each set then passed through `adjust` (a
+/// Memento's replay of its removals) before it is written. Fails, writing
+/// nothing, as [`check`] does or with [`Error::LengthMismatch`].
 pub(crate) fn fill_columns(
+    keys: &[u64],
+    n: u32,
+    available: BucketCount,
+    columns: &mut [&mut [u32]],
+    adjust: impl Fn(u64, &mut [u32]),
+) -> Result<(), Error> {
+    fill_columns_on(active_kernel(), keys, n, available, columns, adjust)
+}
+
+/// [`fill_columns`] on `kernel`.
+pub(crate) fn fill_columns_on(
+    kernel: crate::Kernel,
     keys: &[u64],
     n: u32,
     available: BucketCount,
@@ -188,12 +206,30 @@ pub(crate) fn fill_columns(
             out: bad.len(),
         });
     }
-    let Some((first, rest)) = columns.split_first_mut() else {
+    let k = columns.len();
+    if k == 0 {
         return Ok(());
-    };
-    active_kernel().run(keys, n, first);
+    }
+    if (2..=lanes::MAX_LANE_SLOTS).contains(&k) {
+        let mut blocks = lanes::Blocks::new(kernel, k);
+        let mut sets = [0u32; lanes::LANES * lanes::MAX_LANE_SLOTS];
+        for (b, block) in keys.chunks(lanes::LANES).enumerate() {
+            let sets = &mut sets[..block.len() * k];
+            blocks.fill(block, n, sets);
+            for (l, (&key, set)) in block.iter().zip(sets.chunks_exact_mut(k)).enumerate() {
+                adjust(key, set);
+                let i = b * lanes::LANES + l;
+                for (column, &member) in columns.iter_mut().zip(set.iter()) {
+                    column[i] = member;
+                }
+            }
+        }
+        return Ok(());
+    }
+    let (first, rest) = columns.split_first_mut().expect("k >= 1");
+    kernel.run(keys, n, first);
     let mut slots = Slots::default();
-    let mut set = vec![0u32; rest.len() + 1];
+    let mut set = vec![0u32; k];
     for (i, &key) in keys.iter().enumerate() {
         slots.fill(key, n, first[i], &mut set);
         adjust(key, &mut set);
@@ -205,5 +241,7 @@ pub(crate) fn fill_columns(
     Ok(())
 }
 
+#[cfg(test)]
+mod lanes_tests;
 #[cfg(test)]
 pub(crate) mod tests;

@@ -1,0 +1,304 @@
+//! Replica sets on the SIMD lanes, a block of [`LANES`] keys at a time.
+//!
+//! Each slot's walk (slot 0 Figure 1 itself, slot `j >= 1` Figure 1's loop
+//! over its derived key on the axis shifted by `j`) steps every key of the
+//! block in lockstep, recording each step's landing, or [`NONE`], in a
+//! row of the slot's [`Walk`], and the bucket each lane ends on. A lane
+//! that is done only stops recording (its compare mask), so that the loop
+//! has no branch but the one that ends it once every lane of every walk
+//! is done. The derived keys are XXH64 on the kernel's lanes
+//! ([`Kernel::xxh64`]). AVX-512 (`avx512.rs`) and AVX2 (`avx2.rs`) step
+//! [`TOGETHER`] walks at once with intrinsics, for enough independent
+//! chains to hide a step's latency; the scalar kernel runs the plain loop
+//! [`walk`], which NEON compiles with its features enabled.
+//!
+//! The lowest-slot-wins resolution is a second pass: slot `j`'s member is
+//! the bucket it ends on unless that is its start or a lower slot landed
+//! there too, which one compare of each lower slot's rows against the
+//! block's endings tells for 16 lanes at once (a lower slot lands on a
+//! given bucket `x` with probability about `1 / x`, so this is rare); the
+//! few lanes it flags look further back in their rows, or take their
+//! starting bucket. A key one of whose walks still runs after
+//! [`MAX_STEPS`] steps (a walk takes about `ln(n)` steps) is done by the
+//! one-key path instead.
+
+use super::slots::{starting_buckets, Slots};
+use crate::kernel::scalar::{jump, LCG_MULTIPLIER};
+use crate::Kernel;
+
+/// Keys stepped together: two AVX-512 vectors, four AVX2, eight NEON.
+pub(crate) const LANES: usize = 16;
+
+/// Steps a walk records before its lane goes to the one-key path: a walk
+/// takes about `ln(n / k)` steps (slot 0 `ln(n) + 1`), at most about 22 on
+/// average among `2^31 - 1` buckets.
+pub(crate) const MAX_STEPS: usize = 40;
+
+/// The most slots run on the lanes; larger sets take the one-key path,
+/// whose cost (`k^2` per key) dwarfs the walks anyway.
+pub(crate) const MAX_LANE_SLOTS: usize = 8;
+
+/// A row entry for a lane that did not land at that step: what the x86
+/// conversions give for a double out of the `i32` range, and never a
+/// bucket (every bucket is below 2^31 - 1).
+const NONE: u32 = 0x8000_0000;
+
+/// One slot's walk over a block: `rows[s][l]` is lane `l`'s landing at
+/// step `s`, or [`NONE`].
+#[derive(Clone)]
+pub(crate) struct Walk {
+    pub(super) rows: [[u32; LANES]; MAX_STEPS],
+    /// The rows written.
+    pub(super) steps: usize,
+    /// Bit `l` set when lane `l` was still walking after the last row.
+    pub(super) unfinished: u32,
+    /// The bucket each lane ends on: its last landing, or its start.
+    pub(super) last: [u32; LANES],
+}
+
+/// Slot `slot`'s walk in a set of `k` among `n`: its start `b`, the `end`
+/// its steps stop at, and the `shift` of its axis.
+#[inline]
+pub(super) fn slot_walk(slot: usize, k: u32, n: u32) -> (u32, u32, u32) {
+    if slot == 0 {
+        (0, n, 0)
+    } else {
+        let shift = slot as u32;
+        (k - 1 - shift, n - shift, shift)
+    }
+}
+
+impl Default for Walk {
+    fn default() -> Walk {
+        Walk {
+            rows: [[NONE; LANES]; MAX_STEPS],
+            steps: 0,
+            unfinished: 0,
+            last: [0; LANES],
+        }
+    }
+}
+
+impl Walk {
+    /// Lane `l`'s landings, last first.
+    fn landings(&self, l: usize) -> impl Iterator<Item = u32> + '_ {
+        self.rows[..self.steps]
+            .iter()
+            .rev()
+            .map(move |row| row[l])
+            .filter(|&x| x != NONE)
+    }
+
+    /// Whether lane `l` landed on `x`.
+    fn landed_on(&self, l: usize, x: u32) -> bool {
+        self.rows[..self.steps].iter().any(|row| row[l] == x)
+    }
+
+    /// The lanes (bit `l`) that landed on `targets[l]`: a plain loop over
+    /// the rows that the compiler turns into vector compares.
+    fn landed_on_lanes(&self, targets: &[u32; LANES]) -> u32 {
+        let mut hit = [false; LANES];
+        for row in &self.rows[..self.steps] {
+            for l in 0..LANES {
+                hit[l] |= row[l] == targets[l];
+            }
+        }
+        hit.iter()
+            .enumerate()
+            .fold(0, |m, (l, &h)| m | u32::from(h) << l)
+    }
+}
+
+/// Figure 1's loop on every lane from `b = start`, with states `state`,
+/// landing on `next + shift` while `next < end`, into `walk`.
+#[inline(always)]
+fn walk(mut state: [u64; LANES], start: u32, end: u32, shift: u32, walk: &mut Walk) {
+    let mut b = [f64::from(start); LANES];
+    let mut live = [true; LANES];
+    let end = f64::from(end);
+    let two31 = (1u64 << 31) as f64;
+    for s in 0..MAX_STEPS {
+        let row = &mut walk.rows[s];
+        for l in 0..LANES {
+            state[l] = state[l].wrapping_mul(LCG_MULTIPLIER).wrapping_add(1);
+            // `(state >> 33) + 1` as Figure 1 converts it: below 2^31 + 1,
+            // so exact either way; the i32 conversion is the one every
+            // vector unit has.
+            let d = f64::from((state[l] >> 33) as i32) + 1.0;
+            let x = (b[l] + 1.0) * (two31 / d);
+            // Figure 1's `j = trunc(x)` reaches `end` exactly when `x` does.
+            let lands = live[l] & (x < end);
+            // Truncation by conversion (`f64::trunc` is a library call
+            // where SSE4.1 is not enabled); exact, `x` being below `end`.
+            b[l] = if lands { f64::from(x as u32) } else { b[l] };
+            // `b` is below 2^31: a landing below `end`, or the start.
+            row[l] = if lands { b[l] as u32 + shift } else { NONE };
+            live[l] = lands;
+        }
+        if !live.iter().any(|&l| l) {
+            walk.steps = s + 1;
+            walk.unfinished = 0;
+            walk.last = b.map(|b| b as u32 + shift);
+            return;
+        }
+    }
+    walk.steps = MAX_STEPS;
+    walk.last = b.map(|b| b as u32 + shift);
+    walk.unfinished = live
+        .iter()
+        .enumerate()
+        .fold(0, |m, (l, &live)| m | u32::from(live) << l);
+}
+
+/// [`walk`] compiled for NEON, its lanes mapped onto NEON's vectors by the
+/// compiler.
+///
+/// # Safety
+/// The CPU must support NEON.
+#[cfg(target_arch = "aarch64")]
+#[target_feature(enable = "neon")]
+unsafe fn walk_neon(state: [u64; LANES], start: u32, end: u32, shift: u32, out: &mut Walk) {
+    walk(state, start, end, shift, out);
+}
+
+/// The walks of slots `first..first + W` on `kernel`'s instruction set.
+fn walk_slots<const W: usize>(
+    kernel: Kernel,
+    states: &[[u64; LANES]; W],
+    first: usize,
+    k: u32,
+    n: u32,
+    walks: &mut [Walk; W],
+) {
+    match kernel.name() {
+        // SAFETY: a kernel named "avx512" is only made by `Kernel::avx512`
+        // after detecting AVX-512F, AVX-512DQ and AVX2.
+        #[cfg(target_arch = "x86_64")]
+        "avx512" => unsafe { super::avx512::walks(states, first, k, n, walks) },
+        // SAFETY: a kernel named "avx2" is only made by `Kernel::avx2`
+        // after detecting AVX2.
+        #[cfg(target_arch = "x86_64")]
+        "avx2" => unsafe { super::avx2::walks(states, first, k, n, walks) },
+        name => {
+            for (w, (state, walk_out)) in states.iter().zip(walks.iter_mut()).enumerate() {
+                let (start, end, shift) = slot_walk(first + w, k, n);
+                #[cfg(target_arch = "aarch64")]
+                if name == "neon" {
+                    // SAFETY: a kernel named "neon" is only made by
+                    // `Kernel::neon` after detecting NEON.
+                    unsafe { walk_neon(*state, start, end, shift, walk_out) };
+                    continue;
+                }
+                let _ = name;
+                walk(*state, start, end, shift, walk_out);
+            }
+        }
+    }
+}
+
+/// Walks stepped together on the vector kernels: 3 walks of 2 AVX-512
+/// vectors (or 4 AVX2 ones) keep enough chains in flight to hide each
+/// step's latency, and their registers.
+const TOGETHER: usize = 3;
+
+/// `slice` as an array of its length.
+fn arr<T, const W: usize>(slice: &[T]) -> &[T; W] {
+    slice.try_into().expect("a chunk of W")
+}
+
+/// `slice` as a mutable array of its length.
+fn arr_mut<T, const W: usize>(slice: &mut [T]) -> &mut [T; W] {
+    slice.try_into().expect("a chunk of W")
+}
+
+/// Working memory of the lanes, reused from block to block.
+pub(crate) struct Blocks {
+    kernel: Kernel,
+    walks: Vec<Walk>,
+    /// Each slot's keys: the block's for slot 0, the derived ones after.
+    states: Vec<[u64; LANES]>,
+    starts: Vec<u32>,
+    slots: Slots,
+}
+
+impl Blocks {
+    /// Blocks of sets of `k <= MAX_LANE_SLOTS` members on `kernel`.
+    pub(crate) fn new(kernel: Kernel, k: usize) -> Blocks {
+        debug_assert!(k <= MAX_LANE_SLOTS);
+        Blocks {
+            kernel,
+            walks: vec![Walk::default(); k],
+            states: vec![[0; LANES]; k],
+            starts: Vec::new(),
+            slots: Slots::default(),
+        }
+    }
+
+    /// The sets of `keys` (at most [`LANES`]) among `n` buckets: set `i`
+    /// into `sets[i * k..(i + 1) * k]`, `k` being the `new`'s.
+    pub(crate) fn fill(&mut self, keys: &[u64], n: u32, sets: &mut [u32]) {
+        let k = self.walks.len();
+        debug_assert!(keys.len() <= LANES && sets.len() == keys.len() * k);
+        let mut block = [0u64; LANES];
+        block[..keys.len()].copy_from_slice(keys);
+        self.states[0] = block;
+        for slot in 1..k {
+            self.states[slot] = block;
+            self.kernel.xxh64(&mut self.states[slot], slot as u64);
+        }
+        let (k32, kernel) = (k as u32, self.kernel);
+        let chunks = self
+            .walks
+            .chunks_mut(TOGETHER)
+            .zip(self.states.chunks(TOGETHER));
+        for (c, (walks, states)) in chunks.enumerate() {
+            let first = c * TOGETHER;
+            match walks.len() {
+                3 => walk_slots::<3>(kernel, arr(states), first, k32, n, arr_mut(walks)),
+                2 => walk_slots::<2>(kernel, arr(states), first, k32, n, arr_mut(walks)),
+                _ => walk_slots::<1>(kernel, arr(states), first, k32, n, arr_mut(walks)),
+            }
+        }
+        let unfinished = self.walks.iter().fold(0, |m, w| m | w.unfinished);
+        // The lanes whose slot `j` needs the one-lane resolution below: its
+        // last bucket is its start (below k), or a lower slot landed there.
+        let mut slow = [0u32; MAX_LANE_SLOTS];
+        for (slot, slow) in slow.iter_mut().enumerate().take(k).skip(1) {
+            let (lower, this) = self.walks.split_at(slot);
+            let last = &this[0].last;
+            *slow = lower.iter().fold(0, |m, w| m | w.landed_on_lanes(last))
+                | last
+                    .iter()
+                    .enumerate()
+                    .fold(0, |m, (l, &x)| m | u32::from(x < k as u32) << l);
+        }
+        for (l, (&key, set)) in keys.iter().zip(sets.chunks_exact_mut(k)).enumerate() {
+            if unfinished >> l & 1 == 1 {
+                self.slots.fill(key, n, jump(key, n), set);
+                continue;
+            }
+            set[0] = self.walks[0].last[l];
+            let mut dealt = false;
+            for slot in 1..k {
+                if slow[slot] >> l & 1 == 0 {
+                    set[slot] = self.walks[slot].last[l];
+                    continue;
+                }
+                let (lower, this) = self.walks.split_at(slot);
+                let taken = this[0]
+                    .landings(l)
+                    .find(|&x| !lower.iter().any(|w| w.landed_on(l, x)));
+                set[slot] = match taken {
+                    Some(x) => x,
+                    None => {
+                        if !dealt {
+                            starting_buckets(key, k as u32, jump(key, k as u32), &mut self.starts);
+                            dealt = true;
+                        }
+                        self.starts[slot - 1]
+                    }
+                };
+            }
+        }
+    }
+}

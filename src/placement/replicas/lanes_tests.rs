@@ -1,0 +1,80 @@
+//! The lanes against the one-key sets, on every kernel this CPU runs.
+
+use super::*;
+use crate::Kernel;
+
+fn mix(i: u64) -> u64 {
+    xxhash_rust::xxh64::xxh64(&i.to_le_bytes(), 0x1A7E5)
+}
+
+fn kernels() -> Vec<Kernel> {
+    [
+        Some(Kernel::scalar()),
+        Kernel::avx2(),
+        Kernel::avx512(),
+        Kernel::neon(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// Every key's row of `fill_columns_on(kernel, ...)` is its one-key set.
+fn check(kernel: Kernel, keys: &[u64], n: u32, k: usize) {
+    let count = BucketCount::new(n).unwrap();
+    let mut columns = vec![vec![u32::MAX; keys.len()]; k];
+    let mut refs: Vec<&mut [u32]> = columns.iter_mut().map(|c| &mut c[..]).collect();
+    fill_columns_on(kernel, keys, n, count, &mut refs, |_, _| {}).unwrap();
+    let mut want = vec![0u32; k];
+    for (i, &key) in keys.iter().enumerate() {
+        set(key, count, &mut want).unwrap();
+        let got: Vec<u32> = columns.iter().map(|c| c[i]).collect();
+        assert_eq!(
+            got,
+            want,
+            "{} kernel, key {key}, n {n}, k {k}",
+            kernel.name()
+        );
+    }
+}
+
+#[test]
+fn every_length_and_misaligned_slices() {
+    let keys: Vec<u64> = (0..320).map(mix).collect();
+    let lengths = if cfg!(miri) { 0..20 } else { 0..301 };
+    for kernel in kernels() {
+        for len in lengths.clone() {
+            let offset = len % 5;
+            check(kernel, &keys[offset..offset + len], 1000, 3);
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "thousands of sets among 2^31 - 1 buckets take hours under Miri"
+)]
+fn every_count_and_size() {
+    let keys: Vec<u64> = [0, 1, u64::MAX, 1 << 63]
+        .into_iter()
+        .chain((0..200).map(mix))
+        .collect();
+    let mut r = 0x5EED_u64;
+    for kernel in kernels() {
+        for k in 1..=8usize {
+            for n in [k as u32, k as u32 + 1, 17, 1000, 1 << 20, (1 << 31) - 1] {
+                if (n as usize) >= k {
+                    check(kernel, &keys[1..], n, k);
+                }
+            }
+        }
+        // Random counts and sizes, past the lanes' limit too.
+        for _ in 0..20 {
+            r = mix(r);
+            let k = 1 + (r % 12) as usize;
+            let n = (k as u32).max((mix(r) % (1 << 31)) as u32 >> (r % 31));
+            check(kernel, &keys[..(r % 200) as usize], n.max(1), k);
+        }
+    }
+}
