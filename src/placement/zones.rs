@@ -25,9 +25,12 @@
 //!    nodes whose every slot is removed are removed Memento-style in the
 //!    order they died): with the derived key `d = XXH64(key, seed = id ^
 //!    0x6A09E667F3BCC908)`, [`crate::Memento::bucket`]`(d)` for one member,
-//!    [`crate::Memento::replicas`]`(d, m)` for several. In zone `A`, `P` is the
-//!    first member and the others are the local set's first members other
-//!    than `P`. In a zone that names racks and holds two or more of the
+//!    and for `m >= 2` the first `m` members of
+//!    [`crate::Memento::replicas`]`(d, min(k, live nodes of W))`: a set
+//!    whose size does not depend on `m`, so that a zone whose share grows
+//!    (another zone lost) keeps its members and adds the next. In zone `A`,
+//!    `P` is the first member and the others are the local set's first
+//!    members other than `P`. In a zone that names racks and holds two or more of the
 //!    key's members, steps 2 to 4 run again one level down, racks in the
 //!    place of zones (a rack's id is XXH64 of its name with the zone's id
 //!    as seed; a node without a rack is a rack of its own, named by the

@@ -89,7 +89,7 @@ impl ZonedReplicas<'_> {
                 let p = request.primary.then_some(primary[request.key as usize]);
                 if (m == 1 && p.is_some()) || (m >= 2 && !zone.racks.is_empty()) {
                     members.clear();
-                    zone.members(keys[request.key as usize], m, p, &mut members);
+                    zone.members(keys[request.key as usize], m, k, p, &mut members);
                     place(request, z, &members);
                 } else {
                     if flat.len() < m {
@@ -101,11 +101,16 @@ impl ZonedReplicas<'_> {
             let Some(memento) = zone.memento.as_ref() else {
                 continue;
             };
-            for (group, m) in flat.iter().zip(1usize..).filter(|(g, _)| !g.is_empty()) {
+            // One batch for single members, one for the rest: every set
+            // of several is the first members of a set of min(k, live).
+            let single = flat.first().map_or(&[][..], |g| &g[..]);
+            let several: Vec<Request> = flat.iter().skip(1).flatten().copied().collect();
+            for group in [single, &several[..]].into_iter().filter(|g| !g.is_empty()) {
+                let size = zone.set_size(group[0].m as usize, k);
                 let mut derived: Vec<u64> = group.iter().map(|r| keys[r.key as usize]).collect();
                 kernel.xxh64(&mut derived, zone.id ^ LOCAL);
-                let mut sets = vec![vec![0u32; group.len()]; m];
-                if m == 1 {
+                let mut sets = vec![vec![0u32; group.len()]; size];
+                if size == 1 {
                     memento
                         .batch(&derived, &mut sets[0])
                         .expect("lengths match");
@@ -113,13 +118,13 @@ impl ZonedReplicas<'_> {
                     let mut refs: Vec<&mut [u32]> = sets.iter_mut().map(|c| &mut c[..]).collect();
                     memento
                         .replicas_batch(&derived, &mut refs)
-                        .expect("m within the zone's live nodes");
+                        .expect("a set within the zone's live nodes");
                 }
                 for (g, &request) in group.iter().enumerate() {
                     let p = request.primary.then_some(primary[request.key as usize]);
                     let set = sets.iter().map(|c| zone.nodes[c[g] as usize]);
                     members.clear();
-                    zone.finish(set, m, p, &mut members);
+                    zone.finish(set, request.m as usize, p, &mut members);
                     place(request, z, &members);
                 }
             }

@@ -71,22 +71,42 @@ impl Domain {
         }
     }
 
-    /// The local choice of `m` distinct live nodes for `key` (`1 <= m <=
-    /// live`): Memento's bucket (for one) or replica set over the derived
-    /// key, with `primary`, when given, first and the set's first other
-    /// members after it.
-    pub(crate) fn flat(&self, key: u64, m: usize, primary: Option<u32>, out: &mut Vec<u32>) {
+    /// The local choice of `m` distinct live nodes for `key` in a set of
+    /// `k` (`1 <= m <= min(k, live)`): Memento's bucket (for one), or the
+    /// first `m` members of its replica set of `min(k, live)` over the
+    /// derived key, with `primary`, when given, first and the set's first
+    /// other members after it. The set's size depends on `k` and the live
+    /// count only, not on `m`, so a zone asked for one more member (its
+    /// share grew) keeps the members it had.
+    pub(crate) fn flat(
+        &self,
+        key: u64,
+        m: usize,
+        k: usize,
+        primary: Option<u32>,
+        out: &mut Vec<u32>,
+    ) {
         let memento = self.memento.as_ref().expect("a live domain");
         let derived = one(key, self.id ^ LOCAL);
-        let mut set = vec![0u32; m];
-        if m == 1 {
+        let mut set = vec![0u32; self.set_size(m, k)];
+        if set.len() == 1 {
             set[0] = memento.bucket(derived);
         } else {
             memento
                 .replicas(derived, &mut set)
-                .expect("m within the live nodes");
+                .expect("a set within the live nodes");
         }
         self.finish(set.iter().map(|&b| self.nodes[b as usize]), m, primary, out);
+    }
+
+    /// The size of the local replica set that gives `m` members of a set
+    /// of `k`: one for one, else `min(k, live)`.
+    pub(crate) fn set_size(&self, m: usize, k: usize) -> usize {
+        if m == 1 {
+            1
+        } else {
+            k.min(self.live)
+        }
     }
 
     /// `out` gets `primary` (when given) then the `members` other than it,
@@ -104,17 +124,24 @@ impl Domain {
         out.truncate(start + m);
     }
 
-    /// The `m` members of `key` inside this domain, `primary` first when
-    /// given: one level down through its racks when it has racks and
-    /// holds several members, its flat local choice otherwise.
-    pub(crate) fn members(&self, key: u64, m: usize, primary: Option<u32>, out: &mut Vec<u32>) {
+    /// The `m` members of `key`'s set of `k` inside this domain, `primary`
+    /// first when given: one level down through its racks when it has
+    /// racks and holds several members, its flat local choice otherwise.
+    pub(crate) fn members(
+        &self,
+        key: u64,
+        m: usize,
+        k: usize,
+        primary: Option<u32>,
+        out: &mut Vec<u32>,
+    ) {
         match (m, primary) {
             (0, _) => {}
             (1, Some(p)) => out.push(p),
-            _ if self.racks.is_empty() || m == 1 => self.flat(key, m, primary, out),
+            _ if self.racks.is_empty() || m == 1 => self.flat(key, m, k, primary, out),
             _ => {
                 let first = primary.map(|p| (self.rack_of[&p] as usize, p));
-                walk(&self.racks, key, first, m, out);
+                walk(&self.racks, key, first, m, k, out);
             }
         }
     }
@@ -153,23 +180,24 @@ pub(crate) fn counts(domains: &[Domain], order: &[usize], k: usize) -> Vec<usize
     m
 }
 
-/// The `k` members of `key` over `domains` in rank order (round by round
-/// over the domains' order), `first` (the primary's domain and node)
-/// leading.
+/// The `count` members of `key`'s set of `k` over `domains` in rank order
+/// (round by round over the domains' order), `first` (the primary's
+/// domain and node) leading.
 pub(crate) fn walk(
     domains: &[Domain],
     key: u64,
     first: Option<(usize, u32)>,
+    count: usize,
     k: usize,
     out: &mut Vec<u32>,
 ) {
     let order = order(domains, key, first.map(|f| f.0));
-    let m = counts(domains, &order, k);
+    let m = counts(domains, &order, count);
     let mut lists: Vec<Vec<u32>> = Vec::with_capacity(order.len());
     for (i, &d) in order.iter().enumerate() {
         let mut list = Vec::with_capacity(m[i]);
         let primary = first.filter(|f| f.0 == d).map(|f| f.1);
-        domains[d].members(key, m[i], primary, &mut list);
+        domains[d].members(key, m[i], k, primary, &mut list);
         lists.push(list);
     }
     interleave(&lists, out);
