@@ -150,11 +150,20 @@ fn block<const V: usize, const EVEN: bool, const ODD: bool>(
             break;
         }
     }
+    // Whole vectors straight to `out`; only a last, partial one goes
+    // through a buffer (a copy of variable length is a `memcpy` call, which
+    // cost a few percent of a block when every vector made one).
     for (v, out) in out.chunks_mut(LANES).enumerate() {
-        let mut answers = [0u32; LANES];
-        // SAFETY: `answers` is 8 `u32`, the 32 bytes the store writes.
-        unsafe { _mm256_storeu_si256(answers.as_mut_ptr().cast(), _mm512_cvttpd_epu32(prev[v])) };
-        out.copy_from_slice(&answers[..out.len()]);
+        let answers = _mm512_cvttpd_epu32(prev[v]);
+        if let Ok(whole) = <&mut [u32; LANES]>::try_from(&mut *out) {
+            // SAFETY: `whole` is 8 `u32`, the 32 bytes the store writes.
+            unsafe { _mm256_storeu_si256(whole.as_mut_ptr().cast(), answers) };
+        } else {
+            let mut buffer = [0u32; LANES];
+            // SAFETY: `buffer` is 8 `u32`, the 32 bytes the store writes.
+            unsafe { _mm256_storeu_si256(buffer.as_mut_ptr().cast(), answers) };
+            out.copy_from_slice(&buffer[..out.len()]);
+        }
     }
 }
 
