@@ -1,8 +1,9 @@
 //! The calls built on Figure 1, as `jumpshard bench --placement` measures
 //! them: the plain batch, Memento after 0, 1, 10, 50 and 99% of the buckets
 //! removed, replica sets of 3 (plain, and Memento after 10% removed),
-//! weighted tables of four weight mixes, and the bounded-load router's
-//! acquire and release, over the same 2^20 random keys at N = 1000. Each
+//! weighted tables of four weight mixes, zoned replica sets of 3 over 3
+//! zones, and the bounded-load router's acquire and release, over the same
+//! 2^20 random keys at N = 1000. Each
 //! call has a group of its own with the C++ Figure 1 over the same keys
 //! (`Figure 1 reference`), so that its ratio is read off one run; the plain
 //! batch is a group too, for the fraction of its speed a call keeps.
@@ -16,7 +17,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use jumpshard::placement::BoundedLoads;
 use jumpshard::verify::SplitMix64;
 use jumpshard::weights::Weights;
-use jumpshard::{replicas, BucketCount, Memento};
+use jumpshard::{replicas, BucketCount, Memento, NodeTable};
 
 const KEYS: usize = 1 << 20;
 /// A cluster of a thousand nodes, as in `jumpshard bench --placement`.
@@ -111,14 +112,21 @@ fn placement(c: &mut Criterion) {
         "Memento::replicas_batch, k = 3, 10% removed",
         &mut |keys, _, columns| memento.replicas_batch(keys, &mut triple(columns)).unwrap(),
     );
-    // Zoned replica sets: a group here once their API lands (as a row of
-    // `jumpshard bench --placement` too).
     for (name, weights) in mixes() {
         let table = Weights::new(&weights).unwrap();
         group(&format!("Weights::batch, {name}"), &mut |keys, out, _| {
             table.batch(keys, out).unwrap()
         });
     }
+    // Zoned replica sets: a table of `N` nodes dealt round-robin to 3
+    // zones, sets of 3 (one member per zone).
+    let lines: String = (0..N).map(|i| format!("n{i} zone=z{}\n", i % 3)).collect();
+    let table = NodeTable::parse(&lines).unwrap();
+    let zoned = table.zoned_replicas().unwrap();
+    group(
+        "ZonedReplicas::batch, k = 3, 3 zones",
+        &mut |keys, _, columns| zoned.batch(keys, &mut triple(columns)).unwrap(),
+    );
     let router = loaded_router();
     group(
         "BoundedLoads acquire+release, c = 1.25",
