@@ -51,9 +51,8 @@ def unit(weights):
         j = i
         while j < p and positive[j] == positive[i]:
             j += 1
-        if 3 * (j - i) > p:
+        if 4 * (j - i) > p:
             common = positive[i]
-            break
         i = j
     u = common if common is not None else positive[(p - 1) // 2]
     room = MAX_SLOTS - len(weights)

@@ -10,8 +10,8 @@
 //! Version [`CONSTRUCTION`]. For weights `w_0..w_{n-1}`, finite, not
 //! negative, not all 0 (`p` of them positive, summing to `W`):
 //!
-//! 1. **The unit** `U` is the bulk's weight: the smallest weight held by
-//!    more than a third of the positive nodes, or when no weight is, their
+//! 1. **The unit** `U` is the bulk's weight: the largest weight held by
+//!    more than a quarter of the positive nodes, or when no weight is, their
 //!    lower median (element `(p - 1) / 2`, from 0, of the positive weights
 //!    sorted ascending). It is raised to `W / (2^31 - 1 - n)` when the
 //!    heaviest nodes would otherwise need more slots than Figure 1 has, and
@@ -46,14 +46,13 @@
 //!   `f_i = 1`, `M = n`: attempt 0 accepts Figure 1's bucket, bit for bit.
 //! - **Bounded cost**: at most `MAX_ATTEMPTS` Figure 1 evaluations over
 //!   `M` slots, whatever the weights. Fewer in expectation: more than
-//!   `p / 3` positive weights equal `U` (or at least `p / 2` are `>= U`,
-//!   for the median), so `W / U > p / 3`, and the positive nodes'
+//!   `p / 4` positive weights equal `U` (or at least `p / 2` are `>= U`,
+//!   for the median), so `W / U > p / 4`, and the positive nodes'
 //!   `sum m_i <= p + W / U` slots accept `W / U` slots' worth, more than
-//!   a quarter of them: without weight 0, an attempt is accepted with
-//!   probability above 1/4, whatever the weights (at most 4 attempts
-//!   expected, and `(3/4)^8 < 10%` of the keys in the fallback; in the
-//!   usual tables, where most nodes weigh `U` and the others more, nearly
-//!   every key is accepted at attempt 0). Slots of weight 0 refuse, so a
+//!   a fifth of them: without weight 0, an attempt is accepted with
+//!   probability above 1/5, whatever the weights (at most 5 attempts
+//!   expected; in the usual tables, where most nodes weigh `U`, a few
+//!   more and a few less, nearly every key is accepted at attempt 0). Slots of weight 0 refuse, so a
 //!   table that is mostly 0 leans on the fallback. `M <= n + W / U` is at
 //!   most 2^31 - 1 (step 1).
 //! - **Shares**: an accepted attempt lands on node `i` with probability
@@ -81,9 +80,11 @@
 //!     accept: that table's answer is one of them.
 //!
 //!   A change of the unit moves keys everywhere. It takes a change of
-//!   which weights more than a third of the positive nodes hold (or of
+//!   which weights more than a quarter of the positive nodes hold (or of
 //!   the median, when none is): in a table where most nodes weigh the
-//!   same, draining or growing a few nodes keeps it.
+//!   same, draining or growing a few nodes keeps it. Taking the largest
+//!   such weight keeps the nodes of several slots few (the outliers
+//!   above the bulk), and so the moves of the second case rare.
 //!
 //! Growing `n` is not monotone: a new node changes every attempt's slots,
 //! as Figure 1 does, and may change the unit.

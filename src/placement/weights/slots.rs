@@ -131,7 +131,7 @@ impl Axis {
     }
 }
 
-/// The unit `U`: the smallest weight held by more than a third of the
+/// The unit `U`: the largest weight held by more than a quarter of the
 /// nodes of positive weight, or when none is, their lower median (element
 /// `(p - 1) / 2` of the `p` positive weights sorted ascending); raised to
 /// `total / (2^31 - 1 - n)` when the heaviest nodes would otherwise need
@@ -143,7 +143,8 @@ pub(super) fn unit(weights: &[f64]) -> f64 {
     let max = positive[p - 1];
     let common = positive
         .chunk_by(|a, b| a == b)
-        .find(|run| 3 * run.len() > p)
+        .filter(|run| 4 * run.len() > p)
+        .last()
         .map(|run| run[0]);
     let unit = common.unwrap_or(positive[(p - 1) / 2]);
     let room = MAX_SLOTS - weights.len() as u64;

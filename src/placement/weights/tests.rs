@@ -175,7 +175,7 @@ fn shares_follow_the_weights() {
     }
 }
 
-/// An attempt is accepted with probability above 1/4 on the slots of
+/// An attempt is accepted with probability above 1/5 on the slots of
 /// the nodes of positive weight, and the axis fits Figure 1, whatever the
 /// weights.
 #[test]
@@ -204,7 +204,7 @@ fn attempts_are_accepted_often_whatever_the_weights() {
                 accepted += f64::from(axis.slots[i] - 1) + axis.accept[i];
             }
         }
-        assert!(accepted / slots > 0.25, "{weights:?}");
+        assert!(accepted / slots > 0.2, "{weights:?}");
     }
 }
 
