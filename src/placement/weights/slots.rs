@@ -143,8 +143,8 @@ pub(super) fn unit(weights: &[f64]) -> f64 {
     let max = positive[p - 1];
     let common = positive
         .chunk_by(|a, b| a == b)
-        .filter(|run| 4 * run.len() > p)
-        .last()
+        .rev()
+        .find(|run| 4 * run.len() > p)
         .map(|run| run[0]);
     let unit = common.unwrap_or(positive[(p - 1) / 2]);
     let room = MAX_SLOTS - weights.len() as u64;
