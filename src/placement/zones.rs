@@ -82,6 +82,7 @@
 //! ```
 
 mod batch;
+mod changes;
 mod domain;
 mod error;
 
@@ -184,14 +185,7 @@ impl<'t> ZonedReplicas<'t> {
                 out: bad.len(),
             });
         }
-        for (round, chunk) in keys.chunks(batch::ROUND).enumerate() {
-            let start = round * batch::ROUND;
-            let mut parts: Vec<&mut [u32]> = columns
-                .iter_mut()
-                .map(|c| &mut c[start..start + chunk.len()])
-                .collect();
-            self.round(chunk, &mut parts);
-        }
+        self.rounds(keys, columns);
         Ok(())
     }
 }

@@ -3,6 +3,7 @@
 //! random zoned tables, and the golden vectors of `testdata/zones/`.
 
 mod golden;
+mod plans;
 mod properties;
 mod reference;
 

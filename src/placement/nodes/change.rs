@@ -71,6 +71,8 @@ pub struct TableChange {
     pins: Option<Box<(Overrides, Overrides)>>,
     /// Members per key: 1, or a replica change's `k`.
     replicas: usize,
+    /// Both zoned tables, when the change is of zoned replica sets.
+    zoned: Option<Box<(NodeTable, NodeTable)>>,
 }
 
 /// Keys placed per round when both tables are evaluated in full.
@@ -125,6 +127,7 @@ impl TableChange {
                 .then(|| Box::new((old.placement().clone(), new.placement().clone()))),
             pins: pinned.then(|| Box::new((old.pins().clone(), new.pins().clone()))),
             replicas: 1,
+            zoned: None,
         }
     }
 
@@ -182,7 +185,7 @@ impl TableChange {
     /// replacing what `plan` held: its counts always, and its list of
     /// physical moves when `list_moves` (the counts alone cost less).
     pub fn plan(&self, keys: &[u64], first_position: u64, plan: &mut NodePlan, list_moves: bool) {
-        if self.replicas > 1 {
+        if self.replicas > 1 || self.zoned.is_some() {
             return self.plan_replicas(keys, first_position, plan, list_moves);
         }
         if let Some(both) = &self.both {

@@ -8,7 +8,7 @@ use super::ZonedReplicas;
 use crate::active_kernel;
 
 /// Keys per round: the scores of every zone for a round stay in cache.
-pub(super) const ROUND: usize = 4096;
+const ROUND: usize = 4096;
 
 /// A key's request of `m` members from one zone: the key's index in the
 /// round and whether the zone holds its primary.
@@ -20,9 +20,22 @@ struct Request {
 }
 
 impl ZonedReplicas<'_> {
+    /// The sets of `keys` into `columns`, whose lengths and count were
+    /// checked, a round of keys at a time.
+    pub(super) fn rounds(&self, keys: &[u64], columns: &mut [&mut [u32]]) {
+        for (round, chunk) in keys.chunks(ROUND).enumerate() {
+            let start = round * ROUND;
+            let mut parts: Vec<&mut [u32]> = columns
+                .iter_mut()
+                .map(|c| &mut c[start..start + chunk.len()])
+                .collect();
+            self.round(chunk, &mut parts);
+        }
+    }
+
     /// The sets of `keys` (at most [`ROUND`]) into `columns`, whose lengths
     /// and count were checked.
-    pub(super) fn round(&self, keys: &[u64], columns: &mut [&mut [u32]]) {
+    fn round(&self, keys: &[u64], columns: &mut [&mut [u32]]) {
         let (k, n) = (columns.len(), keys.len());
         let kernel = active_kernel();
         let mut primary = vec![0u32; n];

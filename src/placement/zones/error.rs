@@ -2,6 +2,8 @@
 
 use core::fmt;
 
+use crate::nodes::TableError;
+
 /// Why a table cannot give zoned replica sets, or a plan of their change
 /// was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,11 +32,18 @@ pub enum ZoneError {
         /// The name given.
         zone: String,
     },
-    /// A node named in a plan's arguments that the table does not have.
-    UnknownNode {
-        /// The name given.
-        node: String,
+    /// A zone to lose that holds every live node.
+    LastZone {
+        /// The zone.
+        zone: String,
     },
+    /// A zone to add that the table has already, or with no node.
+    ZoneExists {
+        /// The zone.
+        zone: String,
+    },
+    /// The changed table was refused (a node name taken or unfit).
+    Table(TableError),
 }
 
 impl fmt::Display for ZoneError {
@@ -55,7 +64,15 @@ impl fmt::Display for ZoneError {
                 write!(f, "{keys} keys but a replica column of {out}")
             }
             ZoneError::UnknownZone { zone } => write!(f, "zone {zone:?} is not in the table"),
-            ZoneError::UnknownNode { node } => write!(f, "node {node:?} is not in the table"),
+            ZoneError::LastZone { zone } => write!(
+                f,
+                "zone {zone:?} holds every live node: a table keeps a live node"
+            ),
+            ZoneError::ZoneExists { zone } => write!(
+                f,
+                "zone {zone:?} is in the table already, or is given no node"
+            ),
+            ZoneError::Table(e) => e.fmt(f),
         }
     }
 }

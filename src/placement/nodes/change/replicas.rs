@@ -21,6 +21,7 @@
 use super::{NodePlan, TableChange, ROUND};
 use crate::nodes::placement::Placement;
 use crate::nodes::ReplicaError;
+use crate::zones::{ZoneError, ZonedReplicas};
 use crate::{BucketCount, NodeTable};
 
 impl TableChange {
@@ -42,6 +43,45 @@ impl TableChange {
         Ok(change)
     }
 
+    /// The change of every key's zoned replica set of `k` nodes
+    /// ([`crate::zones`]) from `old` to `new`, both zoned: node added in a
+    /// zone ([`NodeTable::with_node_added`]), node removed
+    /// ([`crate::nodes::NodeRemoval`]), zone lost
+    /// ([`NodeTable::with_zone_lost`]) or added
+    /// ([`NodeTable::with_zone_added`]), or any other pair. Its plans list
+    /// exactly the members that leave a set, each paired with one that
+    /// joins it (in rank order), as [`TableChange::with_replicas`]' do.
+    /// Fails as [`crate::zones::ZonedReplicas::check`] does on either table.
+    ///
+    /// ```
+    /// use jumpshard::{NodePlan, NodeTable, TableChange};
+    ///
+    /// let old = NodeTable::parse(
+    ///     "a1 zone=a\nb1 zone=b\nc1 zone=c\na2 zone=a\nb2 zone=b\nc2 zone=c\n",
+    /// )?;
+    /// let new = old.with_zone_lost("c")?;
+    /// let change = TableChange::with_zoned_replicas(&old, &new, 2)?;
+    /// let keys: Vec<u64> = (0..10_000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+    /// let mut plan = NodePlan::new();
+    /// change.plan(&keys, 0, &mut plan, true);
+    /// // Only the replicas in zone c move, to a or b.
+    /// assert!(plan.moves().all(|m| change.nodes()[m.from as usize].starts_with('c')));
+    /// assert!(plan.moves().all(|m| !change.nodes()[m.to as usize].starts_with('c')));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_zoned_replicas(
+        old: &NodeTable,
+        new: &NodeTable,
+        k: usize,
+    ) -> Result<TableChange, ZoneError> {
+        old.zoned_replicas()?.check(k)?;
+        new.zoned_replicas()?.check(k)?;
+        let mut change = TableChange::new(old, new);
+        change.replicas = k;
+        change.zoned = Some(Box::new((old.clone(), new.clone())));
+        Ok(change)
+    }
+
     /// The replicas per key this change plans: 1 for a plain change.
     pub fn replicas(&self) -> usize {
         self.replicas
@@ -55,11 +95,18 @@ impl TableChange {
         plan: &mut NodePlan,
         list_moves: bool,
     ) {
-        let (old, new) = self
-            .both
-            .as_deref()
-            .expect("replica changes keep both placements");
         let k = self.replicas;
+        let zoned = self.zoned.as_deref().map(|(old, new)| {
+            let old_sets = old.zoned_replicas().expect("checked zoned");
+            let new_sets = new.zoned_replicas().expect("checked zoned");
+            // The change's id of each of the new table's nodes.
+            let ids: Vec<u32> = new
+                .nodes()
+                .iter()
+                .map(|name| self.nodes.iter().position(|n| n == name).unwrap() as u32)
+                .collect();
+            (old_sets, new_sets, ids)
+        });
         plan.reset(self, keys.len());
         let NodePlan {
             positions,
@@ -73,12 +120,36 @@ impl TableChange {
         let (old_columns, new_columns) = columns.split_at_mut(k);
         let (mut lost, mut gained) = (Vec::with_capacity(k), Vec::with_capacity(k));
         for (round, chunk) in keys.chunks(ROUND).enumerate() {
-            sets(old, self.old_count(), chunk, old_columns);
-            sets(new, self.new_count(), chunk, new_columns);
+            match &zoned {
+                // Zoned sets name nodes: the old table's are the change's
+                // first ids, the new table's are mapped.
+                Some((old_sets, new_sets, ids)) => {
+                    zoned_sets(old_sets, chunk, old_columns);
+                    zoned_sets(new_sets, chunk, new_columns);
+                    for c in new_columns.iter_mut() {
+                        c.iter_mut().for_each(|n| *n = ids[*n as usize]);
+                    }
+                }
+                None => {
+                    let (old, new) = self
+                        .both
+                        .as_deref()
+                        .expect("replica changes keep both placements");
+                    sets(old, self.old_count(), chunk, old_columns);
+                    sets(new, self.new_count(), chunk, new_columns);
+                }
+            }
+            let is_zoned = zoned.is_some();
             let base = first_position + (round * ROUND) as u64;
             for i in 0..chunk.len() {
-                let old_node = |j: usize| self.old_slots[old_columns[j][i] as usize];
-                let new_node = |j: usize| self.new_slots[new_columns[j][i] as usize];
+                let old_node = |j: usize| match is_zoned {
+                    true => old_columns[j][i],
+                    false => self.old_slots[old_columns[j][i] as usize],
+                };
+                let new_node = |j: usize| match is_zoned {
+                    true => new_columns[j][i],
+                    false => self.new_slots[new_columns[j][i] as usize],
+                };
                 lost.clear();
                 gained.clear();
                 for j in 0..k {
@@ -108,6 +179,16 @@ impl TableChange {
         }
         counts.moved = counts.transfers.total();
     }
+}
+
+/// The zoned replica sets of `keys` into `columns` (node indices).
+fn zoned_sets(sets: &ZonedReplicas<'_>, keys: &[u64], columns: &mut [Vec<u32>]) {
+    for column in columns.iter_mut() {
+        column.resize(keys.len(), 0);
+    }
+    let mut refs: Vec<&mut [u32]> = columns.iter_mut().map(|c| &mut c[..]).collect();
+    sets.batch(keys, &mut refs)
+        .expect("k checked against both tables, columns as long as the keys");
 }
 
 /// The replica sets of `keys` under `placement` into `columns`.

@@ -1,0 +1,94 @@
+//! The zoned tables after the changes a plan is asked about: a node added
+//! in a zone, a zone lost, a zone added (a node removed is
+//! [`crate::nodes::NodeRemoval`]'s). Each is the table a
+//! [`crate::TableChange::with_zoned_replicas`] plan compares against.
+
+use super::ZoneError;
+use crate::nodes::{NodeRemoval, Removal};
+use crate::NodeTable;
+
+impl NodeTable {
+    /// This zoned table with node `node` appended as its last slot, in zone
+    /// `zone` (which the table must have) and rack `rack`, its overrides
+    /// kept. Fails with [`ZoneError::UnknownZone`], or
+    /// [`ZoneError::Table`] for a name the table refuses.
+    ///
+    /// ```
+    /// use jumpshard::NodeTable;
+    ///
+    /// let table = NodeTable::parse("a zone=x\nb zone=y\n")?;
+    /// let grown = table.with_node_added("c", "x", None)?;
+    /// assert_eq!(grown.to_text(), "a zone=x\nb zone=y\nc zone=x\n");
+    /// assert!(table.with_node_added("c", "w", None).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_node_added(
+        &self,
+        node: &str,
+        zone: &str,
+        rack: Option<&str>,
+    ) -> Result<NodeTable, ZoneError> {
+        self.known_zone(zone)?;
+        let mut line = format!("{node} zone={zone}");
+        if let Some(rack) = rack {
+            line.push_str(&format!(" rack={rack}"));
+        }
+        self.appended(&[line])
+    }
+
+    /// This zoned table with every node of zone `zone` removed,
+    /// Memento-style, in table order. Fails with
+    /// [`ZoneError::UnknownZone`], or [`ZoneError::LastZone`] when the
+    /// zone holds every live node.
+    pub fn with_zone_lost(&self, zone: &str) -> Result<NodeTable, ZoneError> {
+        self.known_zone(zone)?;
+        let live_elsewhere =
+            (0..self.nodes().len()).any(|n| self.is_live(n) && self.zone_of(n) != Some(zone));
+        if !live_elsewhere {
+            return Err(ZoneError::LastZone { zone: zone.into() });
+        }
+        let mut table = self.clone();
+        for (n, name) in self.nodes().iter().enumerate() {
+            if self.zone_of(n) == Some(zone) && self.is_live(n) {
+                table = NodeRemoval::new(&table, name)
+                    .and_then(|r| r.table(&Removal::Memento))
+                    .expect("a live node beside live nodes of other zones");
+            }
+        }
+        Ok(table)
+    }
+
+    /// This zoned table with a new zone `zone` of `nodes` appended (racks
+    /// none). Fails with [`ZoneError::Table`] when the zone exists already,
+    /// has no node, or a name is refused.
+    pub fn with_zone_added(&self, zone: &str, nodes: &[&str]) -> Result<NodeTable, ZoneError> {
+        if self.zones().iter().any(|z| z == zone) || nodes.is_empty() {
+            return Err(ZoneError::ZoneExists { zone: zone.into() });
+        }
+        let lines: Vec<String> = nodes.iter().map(|n| format!("{n} zone={zone}")).collect();
+        self.appended(&lines)
+    }
+
+    /// Fails unless the table is zoned and has zone `zone`.
+    fn known_zone(&self, zone: &str) -> Result<(), ZoneError> {
+        if !self.is_zoned() {
+            return Err(ZoneError::NotZoned);
+        }
+        if !self.zones().iter().any(|z| z == zone) {
+            return Err(ZoneError::UnknownZone { zone: zone.into() });
+        }
+        Ok(())
+    }
+
+    /// This table with slot `lines` appended after its slots (before its
+    /// override lines).
+    fn appended(&self, lines: &[String]) -> Result<NodeTable, ZoneError> {
+        let text = self.to_text();
+        // `to_text` writes one line per slot, then the overrides.
+        let mut rows: Vec<&str> = text.lines().collect();
+        let tail = rows.split_off(self.len());
+        rows.extend(lines.iter().map(String::as_str));
+        rows.extend(tail);
+        NodeTable::parse(&(rows.join("\n") + "\n")).map_err(ZoneError::Table)
+    }
+}
