@@ -71,7 +71,8 @@ impl Memento {
 
     /// The replica sets of a batch of keys as `k` columns: `columns[j][i]`
     /// is member `j` of the set of `keys[i]` ([`Memento::replicas`]).
-    /// Column 0 runs on the [`crate::active_kernel`]. Fails, leaving every
+    /// The plain sets run on the [`crate::active_kernel`]'s lanes, then
+    /// each replays the removals that hit it. Fails, leaving every
     /// column untouched, as [`Memento::check_replicas`] does, or with
     /// [`Error::LengthMismatch`] when a column's length differs from the
     /// keys'.

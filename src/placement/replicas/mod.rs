@@ -50,8 +50,11 @@
 //! and any `b < c - 1` with probability `1 / (c - 1) * (1 - 1 / c) = 1 /
 //! c`. By induction, each position is uniform at every count.
 //!
-//! Each slot costs about `ln(n / k)` steps of Figure 1's loop; slot 0 runs
-//! on the SIMD kernels in batches.
+//! Each slot costs about `ln(n / k)` steps of Figure 1's loop. Batches of
+//! sets of up to 8 members run every slot on the active kernel's SIMD
+//! lanes, 16 keys a step (see `docs/kernels.md`, "Replica sets on the
+//! lanes"); larger sets run column 0 on the kernel and the rest one key at
+//! a time.
 //!
 //! ```
 //! use jumpshard::{replicas, BucketCount};
@@ -147,8 +150,8 @@ pub fn check(k: usize, num_buckets: BucketCount) -> Result<(), Error> {
 }
 
 /// The replica sets of a batch of keys, as `k` columns: `columns[j][i]` is
-/// member `j` of the set of `keys[i]` ([`set`]). Column 0 runs on the
-/// [`crate::active_kernel`]. Fails, leaving every column untouched, as
+/// member `j` of the set of `keys[i]` ([`set`]), on the
+/// [`crate::active_kernel`]'s lanes. Fails, leaving every column untouched, as
 /// [`check`] does, or with [`Error::LengthMismatch`] when a column's length
 /// differs from the keys'.
 ///
