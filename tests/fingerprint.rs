@@ -98,7 +98,11 @@ struct Spec {
     weights: Option<Vec<f64>>,
     /// Override lines: (key, slot whose node the key is pinned to).
     overrides: Vec<(u64, usize)>,
+    /// Each name's zone and rack (indices into ZONES), when zoned.
+    domains: Option<Vec<(usize, Option<usize>)>>,
 }
+
+const ZONES: [&str; 3] = ["eu-1", "us-2", "zone#3"];
 
 const NAMES: [&str; 6] = ["db-a", "db-b", "café", "rack#2", "x", "n10"];
 const WEIGHTS: [f64; 5] = [0.0, 0.5, 1.0, 2.0, 3.25];
@@ -112,10 +116,18 @@ fn spec() -> impl Strategy<Value = Spec> {
                 0..n,
                 proptest::option::weighted(0.3, proptest::collection::vec(0..WEIGHTS.len(), n)),
                 proptest::collection::btree_map(0u64..6, 0..n, 0..3),
+                proptest::option::weighted(
+                    0.4,
+                    proptest::collection::vec(
+                        (0..ZONES.len(), proptest::option::of(0..ZONES.len())),
+                        NAMES.len(),
+                    ),
+                ),
             )
         })
-        .prop_map(|(nodes, order, k, weights, overrides)| Spec {
+        .prop_map(|(nodes, order, k, weights, overrides, domains)| Spec {
             overrides: overrides.into_iter().collect(),
+            domains,
             nodes,
             removed: if weights.is_some() {
                 Vec::new()
@@ -184,6 +196,16 @@ fn render(spec: &Spec, style: &Style) -> String {
         seen.push(node);
         text.push_str(name);
         let blank = style.blanks[slot];
+        if let Some(domains) = &spec.domains {
+            let (zone, rack) = domains[node];
+            let zone = format!("{blank}zone={}", ZONES[zone]);
+            let rack = rack.map_or(String::new(), |r| format!("{blank}rack={}", ZONES[r]));
+            // Attributes in either order.
+            match style.spelling[slot] % 2 {
+                0 => text.push_str(&format!("{zone}{rack}")),
+                _ => text.push_str(&format!("{rack}{zone}")),
+            }
+        }
         if let Some(k) = spec.removed.iter().position(|&s| s == slot) {
             text.push_str(&format!("{blank}removed={}", k + 1));
         }
@@ -279,6 +301,22 @@ fn mutate(spec: &Spec, which: usize, at: usize) -> Spec {
                 s.overrides.remove(at % s.overrides.len());
             }
         }
+        // A zone changed, or zones given to an unzoned table.
+        10 => match &mut s.domains {
+            Some(d) => d[s.nodes[i]].0 = (d[s.nodes[i]].0 + 1) % ZONES.len(),
+            None => s.domains = Some(vec![(at % ZONES.len(), None); NAMES.len()]),
+        },
+        // A rack given, changed or dropped.
+        11 => {
+            if let Some(d) = &mut s.domains {
+                let rack = &mut d[s.nodes[i]].1;
+                *rack = match *rack {
+                    None => Some(at % ZONES.len()),
+                    Some(r) if at.is_multiple_of(2) => Some((r + 1) % ZONES.len()),
+                    Some(_) => None,
+                };
+            }
+        }
         // A slot added.
         6 => {
             s.nodes.push(at % NAMES.len());
@@ -312,7 +350,7 @@ proptest! {
     }
 
     #[test]
-    fn any_change_of_meaning_changes_the_fingerprint(spec in spec(), which in 0usize..10, at in 0usize..64) {
+    fn any_change_of_meaning_changes_the_fingerprint(spec in spec(), which in 0usize..12, at in 0usize..64) {
         let Some(before) = table(&spec) else { return Ok(()) };
         let Some(after) = table(&mutate(&spec, which, at)) else { return Ok(()) };
         // Equal tables mean the same (a weight changed on a one-slot
