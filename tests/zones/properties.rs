@@ -311,3 +311,71 @@ fn every_rank_and_every_node_gets_its_fair_share() {
     assert!(worst < 0.05, "a node is {worst} off its fair share");
     eprintln!("largest deviation from a node's fair share: {worst:.4}");
 }
+
+/// The figures of docs/placement-zones.md: a three-zone cluster of 12
+/// nodes losing a zone, and the exception's rate when one node of 1000 in
+/// five zones is removed or added. Run with `--nocapture` to see them.
+#[test]
+#[cfg_attr(miri, ignore = "statistics over 10^5 keys take hours under Miri")]
+fn figures_of_the_documentation() {
+    let keys: Vec<u64> = (0..100_000).map(mix).collect();
+    let mut text = String::new();
+    for i in 0..12 {
+        text.push_str(&format!("n{i} zone=z{}\n", i % 3));
+    }
+    let old = NodeTable::parse(&text).unwrap();
+    let new = old.with_zone_lost("z2").unwrap();
+    for k in 1..=3 {
+        let (before, after) = (sets(&old, &keys, k), sets(&new, &keys, k));
+        let (mut moved, mut out_of_zone, mut between) = (0usize, 0usize, 0usize);
+        for (o, n) in before.iter().zip(&after) {
+            let (gone, _) = moved_members(&old, o, &new, n);
+            moved += gone.len();
+            out_of_zone += gone.iter().filter(|g| zone(&old, g) == "z2").count();
+            between += gone.iter().filter(|g| zone(&old, g) != "z2").count();
+        }
+        let slots = (keys.len() * k) as f64;
+        eprintln!(
+            "3 zones of 4, z2 lost, k {k}: {:.4} of slots move ({:.4} out of z2, {:.4} inside a surviving zone)",
+            moved as f64 / slots,
+            out_of_zone as f64 / slots,
+            between as f64 / slots
+        );
+    }
+    let mut text = String::new();
+    for i in 0..1000 {
+        text.push_str(&format!("n{i} zone=z{}\n", i % 5));
+    }
+    let old = NodeTable::parse(&text).unwrap();
+    let removed = NodeRemoval::new(&old, "n500")
+        .unwrap()
+        .table(&Removal::Memento)
+        .unwrap();
+    let added = old.with_node_added("n1000", "z0", None).unwrap();
+    for (what, new) in [("n500 removed", &removed), ("n1000 added in z0", &added)] {
+        let k = 3;
+        let (before, after) = (sets(&old, &keys, k), sets(new, &keys, k));
+        let (mut moved, mut extra) = (0usize, 0usize);
+        for (o, n) in before.iter().zip(&after) {
+            let (gone, come) = moved_members(&old, o, new, n);
+            moved += gone.len();
+            let own = gone.iter().filter(|g| *g == "n500").count()
+                + come.iter().filter(|c| *c == "n1000").count();
+            extra += gone.len().saturating_sub(own.max(1).min(gone.len()));
+        }
+        eprintln!(
+            "1000 nodes in 5 zones, {what}, k 3: {:.5} of slots move, {:.6} of keys move one more member (the exception)",
+            moved as f64 / (keys.len() * k) as f64,
+            extra as f64 / keys.len() as f64
+        );
+    }
+}
+
+fn moved_members(
+    old: &NodeTable,
+    o: &[u32],
+    new: &NodeTable,
+    n: &[u32],
+) -> (Vec<String>, Vec<String>) {
+    moved(&named(old, o), &named(new, n))
+}
