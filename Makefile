@@ -120,7 +120,8 @@ dist:
 
 # The shared library exports exactly the functions of capi/symbols.txt (a
 # removed or renamed one breaks the ABI; a new one is listed on purpose, with
-# `make symbols`), and its SONAME carries the ABI version.
+# `make symbols`), and its SONAME carries the ABI number of capi/ABI, which
+# changes only when the ABI breaks, not with the version (docs/release.md).
 check-symbols:
 	$(CARGO) build --release -p jumpshard-capi
 	capi/install/check-symbols $(TARGET_DIR)/release/libjumpshard.so
