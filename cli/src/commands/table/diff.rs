@@ -99,8 +99,34 @@ pub(super) fn differences(a: &NodeTable, b: &NodeTable) -> Vec<String> {
     // A stable sort: within a line, the order above.
     lines.sort_by_key(|&(slot, _)| slot);
     let mut lines: Vec<String> = lines.into_iter().map(|(_, line)| line).collect();
+    domain_differences(a, b, &mut lines);
     override_differences(a, b, &mut lines);
     lines
+}
+
+/// The zones and racks changed of the nodes both tables name, in the
+/// order of the first table's nodes, and zones given or taken away.
+fn domain_differences(a: &NodeTable, b: &NodeTable, lines: &mut Vec<String>) {
+    if a.is_zoned() != b.is_zoned() {
+        let said = if a.is_zoned() { "dropped" } else { "added" };
+        lines.push(format!("zones {said} (zone= on every slot line)"));
+        return;
+    }
+    for (i, name) in a.nodes().iter().enumerate() {
+        let Some(j) = b.node_index(name) else {
+            continue;
+        };
+        let (za, zb) = (a.zone_of(i), b.zone_of(j));
+        if za != zb {
+            let (za, zb) = (za.unwrap_or("-"), zb.unwrap_or("-"));
+            lines.push(format!("node {name}'s zone changed, {za} -> {zb}"));
+        }
+        let (ra, rb) = (a.rack_of(i), b.rack_of(j));
+        if ra != rb {
+            let (ra, rb) = (ra.unwrap_or("-"), rb.unwrap_or("-"));
+            lines.push(format!("node {name}'s rack changed, {ra} -> {rb}"));
+        }
+    }
 }
 
 /// The overrides added, dropped and changed, in key order, after the
@@ -218,5 +244,17 @@ mod tests {
             "a\nb\noverride 2 b\noverride 0x1 a\n"
         )
         .is_empty());
+        assert_eq!(
+            diff("a zone=x\nb zone=y\n", "a zone=y\nb zone=y rack=r\n"),
+            [
+                "node a's zone changed, x -> y",
+                "node b's rack changed, - -> r"
+            ]
+        );
+        assert_eq!(
+            diff("a\nb\n", "a zone=x\nb zone=x\n"),
+            ["zones added (zone= on every slot line)"]
+        );
+        assert!(diff("a rack=r zone=x\n", "a zone=x rack=r # same\n").is_empty());
     }
 }
