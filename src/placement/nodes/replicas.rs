@@ -2,7 +2,9 @@
 //! first the key's own, drawn as the table's removals say (plain sets over
 //! its slots, or Memento's under removals). A set names `k` distinct nodes
 //! only when every node serves one slot, and weights do not draw sets: both
-//! are refused.
+//! are refused. On a zoned table (slot lines with `zone=NAME`) the sets are
+//! the zoned ones of [`crate::zones`]: `k` distinct live nodes in distinct
+//! zones, each member given as its node's first slot.
 //!
 //! ```
 //! use jumpshard::nodes::ReplicaError;
@@ -24,6 +26,7 @@
 use core::fmt;
 
 use super::table::NodeTable;
+use crate::zones::ZoneError;
 
 /// Why a table cannot give replica sets of that size.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,6 +53,8 @@ pub enum ReplicaError {
         /// The length of the column.
         out: usize,
     },
+    /// The table is zoned and its zoned sets were refused.
+    Zone(ZoneError),
 }
 
 impl fmt::Display for ReplicaError {
@@ -71,6 +76,7 @@ impl fmt::Display for ReplicaError {
             ReplicaError::LengthMismatch { keys, out } => {
                 write!(f, "{keys} keys but a replica column of {out}")
             }
+            ReplicaError::Zone(e) => e.fmt(f),
         }
     }
 }
@@ -79,8 +85,15 @@ impl std::error::Error for ReplicaError {}
 
 impl NodeTable {
     /// Whether this table can give every key a set of `k` distinct nodes:
-    /// no weights, one slot per node, `k` from 1 to the working slots.
+    /// no weights, one slot per node, `k` from 1 to the working slots; on a
+    /// zoned table, as [`crate::zones::ZonedReplicas::check`] says.
     pub fn check_replicas(&self, k: usize) -> Result<(), ReplicaError> {
+        if self.is_zoned() {
+            return self
+                .zoned_replicas()
+                .and_then(|z| z.check(k))
+                .map_err(ReplicaError::Zone);
+        }
         if self.weights().is_some() {
             return Err(ReplicaError::Weighted);
         }
@@ -106,12 +119,27 @@ impl NodeTable {
     /// the pinned node takes the first member's place. Fails, writing
     /// nothing, as
     /// [`NodeTable::check_replicas`] does, or when a column's length
-    /// differs from the keys'.
+    /// differs from the keys'. On a zoned table the sets are
+    /// [`crate::zones::ZonedReplicas::batch`]'s, each member node given as
+    /// its first slot.
     pub fn replicas_batch(
         &self,
         keys: &[u64],
         columns: &mut [&mut [u32]],
     ) -> Result<(), ReplicaError> {
+        if self.is_zoned() {
+            let zoned = self.zoned_replicas().map_err(ReplicaError::Zone)?;
+            zoned.batch(keys, columns).map_err(|e| match e {
+                ZoneError::LengthMismatch { keys, out } => {
+                    ReplicaError::LengthMismatch { keys, out }
+                }
+                other => ReplicaError::Zone(other),
+            })?;
+            for member in columns.iter_mut().flat_map(|c| c.iter_mut()) {
+                *member = self.node_slots(*member as usize)[0];
+            }
+            return Ok(());
+        }
         self.check_replicas(columns.len())?;
         self.placement()
             .replicas_batch(keys, self.bucket_count(), columns)

@@ -29,12 +29,17 @@ impl TableChange {
     /// `new` (plain tables or tables with removals, one slot per node).
     /// Its plans list one move per member that leaves a set, to the member
     /// that joins it; its counts count replicas (loads are replicas per
-    /// node, `moved` the members that move).
+    /// node, `moved` the members that move). When either table is zoned it
+    /// is [`TableChange::with_zoned_replicas`], as the tables' own
+    /// [`NodeTable::replicas_batch`] give zoned sets.
     pub fn with_replicas(
         old: &NodeTable,
         new: &NodeTable,
         k: usize,
     ) -> Result<TableChange, ReplicaError> {
+        if old.is_zoned() || new.is_zoned() {
+            return TableChange::with_zoned_replicas(old, new, k).map_err(ReplicaError::Zone);
+        }
         old.check_replicas(k)?;
         new.check_replicas(k)?;
         let mut change = TableChange::new(old, new);
