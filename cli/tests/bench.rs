@@ -91,7 +91,7 @@ const SIZES: [u64; 23] = [
 ];
 
 /// The rows of `bench --placement`, in order.
-const PLACEMENT_CALLS: [&str; 13] = [
+const PLACEMENT_CALLS: [&str; 15] = [
     "batch",
     "Memento::batch, 0% removed",
     "Memento::batch, 1% removed",
@@ -104,6 +104,8 @@ const PLACEMENT_CALLS: [&str; 13] = [
     "Weights::batch, half weight 1, half weight 4",
     "Weights::batch, one node at 100x",
     "Weights::batch, half drained to 0",
+    "ZonedReplicas::batch, k = 3, 3 zones",
+    "ZonedReplicas::batch, k = 3, 5 zones",
     "BoundedLoads acquire+release, c = 1.25",
 ];
 
@@ -144,6 +146,49 @@ fn placement_json_names_the_cpu_and_every_call() {
         }
     }
     assert_eq!(rows[0]["fraction_of_batch"], 1.0);
+}
+
+/// The zoned replica sets have their rows, timed like the others, and the
+/// report names the division strategy `JUMPSHARD_DIVISION` forces on the
+/// kernel the calls run on (one key, one pass: the rows, not the speed).
+#[test]
+fn placement_json_has_the_zoned_rows_and_the_forced_division() {
+    let active = jumpshard::active_kernel();
+    for division in active.divisions() {
+        let o = support::run_command(
+            support::command()
+                .args([
+                    "bench",
+                    "--placement",
+                    "--keys",
+                    "1",
+                    "--repeat",
+                    "1",
+                    "--json",
+                ])
+                .env("JUMPSHARD_DIVISION", division.name()),
+            &[],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(
+            report["kernel"],
+            format!("{} ({})", active.name(), division),
+            "{division}"
+        );
+        assert_eq!(report["keys"], 1);
+        let rows = report["rows"].as_array().unwrap();
+        for zones in [3, 5] {
+            let call = format!("ZonedReplicas::batch, k = 3, {zones} zones");
+            let row = rows
+                .iter()
+                .find(|r| r["call"] == call.as_str())
+                .unwrap_or_else(|| panic!("no row {call} in {rows:?}"));
+            for field in ["ns_per_key", "reference_ns_per_key", "ratio_vs_reference"] {
+                assert!(row[field].as_f64().unwrap() > 0.0, "{field} in {row}");
+            }
+        }
+    }
 }
 
 #[test]

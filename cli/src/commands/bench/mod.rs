@@ -49,9 +49,9 @@ pub struct Args {
     #[arg(long, conflicts_with = "file")]
     pub sizes: bool,
     /// Measure the calls built on Figure 1 instead, at N = 1000: the
-    /// plain batch, Memento after 0-99% removed, replica sets of 3,
-    /// weighted tables and the bounded-load router, each against Figure 1
-    /// on the same keys.
+    /// plain batch, Memento after 0-99% removed, replica sets of 3 (plain,
+    /// after removals, across 3 and 5 zones), weighted tables and the
+    /// bounded-load router, each against Figure 1 on the same keys.
     #[arg(long, conflicts_with_all = ["file", "sizes", "all_divisions"])]
     pub placement: bool,
     /// Also draw the results as an SVG chart into FILE (`-`: standard

@@ -1,7 +1,8 @@
 //! `jumpshard bench --placement`: what the calls built on Figure 1 cost,
 //! as users call them: the plain batch, Memento after removals, replica
-//! sets, weighted tables, the bounded-load router, each over the same random keys at N = 1000 and as
-//! a ratio to the C++ Figure 1 on those keys in the same run.
+//! sets (plain, after Memento removals, across zones), weighted tables, the
+//! bounded-load router, each over the same random keys at N = 1000 and as a
+//! ratio to the C++ Figure 1 on those keys in the same run.
 //!
 //! Each repetition times, for every call in turn, Figure 1 over all the
 //! keys and then the call over the same keys, back to back; a call's ratio
@@ -18,7 +19,8 @@ use std::time::Instant;
 use jumpshard::placement::BoundedLoads;
 use jumpshard::verify::SplitMix64;
 use jumpshard::weights::Weights;
-use jumpshard::{reference, replicas, BucketCount, Cpu, Memento};
+use jumpshard::zones::ZonedReplicas;
+use jumpshard::{reference, replicas, BucketCount, Cpu, Memento, NodeTable};
 use serde::Serialize;
 
 use super::kernels::{machine_line, median};
@@ -40,6 +42,9 @@ pub enum Call {
     MementoReplicas(usize, u32),
     /// `Weights::batch` over one of the weight mixes.
     Weights(Mix),
+    /// `ZonedReplicas::batch`: sets of `.0` on a table of `N` nodes dealt
+    /// round-robin to `.1` zones.
+    Zoned(usize, usize),
     /// `BoundedLoads::acquire` and `release` of each key, one at a time,
     /// with load factor `c` = 1.25 and 100 requests per node in flight.
     Bounded,
@@ -58,9 +63,8 @@ pub enum Mix {
     HalfDrained,
 }
 
-/// The rows of the table, in order. (Zoned replica sets get theirs when
-/// they exist.)
-pub const CALLS: [Call; 13] = [
+/// The rows of the table, in order.
+pub const CALLS: [Call; 15] = [
     Call::Batch,
     Call::Memento(0),
     Call::Memento(1),
@@ -73,6 +77,8 @@ pub const CALLS: [Call; 13] = [
     Call::Weights(Mix::OneAndFour),
     Call::Weights(Mix::OneAt100),
     Call::Weights(Mix::HalfDrained),
+    Call::Zoned(3, 3),
+    Call::Zoned(3, 5),
     Call::Bounded,
 ];
 
@@ -87,12 +93,30 @@ impl Call {
                 format!("Memento::replicas_batch, k = {k}, {p}% removed")
             }
             Call::Weights(mix) => format!("Weights::batch, {}", mix.name()),
+            Call::Zoned(k, zones) => format!("ZonedReplicas::batch, k = {k}, {zones} zones"),
             Call::Bounded => "BoundedLoads acquire+release, c = 1.25".into(),
         }
     }
 
-    /// What the call needs, built before any timing.
-    fn prepare(self) -> Result<Prepared, String> {
+    /// The node table the call draws from, if it needs one: the zoned
+    /// calls' `N` nodes `n0`, `n1`, ... dealt round-robin to zones `z0`,
+    /// `z1`, ... Built apart from [`Call::prepare`] because the prepared
+    /// call borrows it.
+    fn table(self) -> Result<Option<NodeTable>, String> {
+        let Call::Zoned(_, zones) = self else {
+            return Ok(None);
+        };
+        let lines: String = (0..N)
+            .map(|i| format!("n{i} zone=z{}\n", i as usize % zones))
+            .collect();
+        NodeTable::parse(&lines)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+
+    /// What the call needs, built before any timing; `table` is what
+    /// [`Call::table`] built for it.
+    fn prepare<'t>(self, table: Option<&'t NodeTable>) -> Result<Prepared<'t>, String> {
         let n = BucketCount::new(N).map_err(|e| e.to_string())?;
         let memento = |percent: u32| removed(n, percent);
         Ok(match self {
@@ -102,6 +126,12 @@ impl Call {
             Call::MementoReplicas(k, p) => Prepared::MementoReplicas(memento(p)?, k),
             Call::Weights(mix) => {
                 Prepared::Weights(Weights::new(&mix.weights()).map_err(|e| e.to_string())?)
+            }
+            Call::Zoned(k, _) => {
+                let table = table.expect("a zoned call's table is built");
+                let zoned = table.zoned_replicas().map_err(|e| e.to_string())?;
+                zoned.check(k).map_err(|e| e.to_string())?;
+                Prepared::Zoned(zoned, k)
             }
             Call::Bounded => Prepared::Bounded(loaded_router(n)?),
         })
@@ -157,17 +187,18 @@ fn loaded_router(n: BucketCount) -> Result<BoundedLoads, String> {
     Ok(router)
 }
 
-/// A call ready to run.
-enum Prepared {
+/// A call ready to run, borrowing its node table if it has one.
+enum Prepared<'t> {
     Batch(BucketCount),
     Memento(Memento),
     Replicas(BucketCount, usize),
     MementoReplicas(Memento, usize),
     Weights(Weights),
+    Zoned(ZonedReplicas<'t>, usize),
     Bounded(BoundedLoads),
 }
 
-impl Prepared {
+impl Prepared<'_> {
     /// Runs the call over `keys` into `out` (and, for replica sets, the
     /// first `k` of `columns`).
     fn run(&self, keys: &[u64], out: &mut [u32], columns: &mut [Vec<u32>]) {
@@ -177,6 +208,11 @@ impl Prepared {
             Prepared::Replicas(n, k) => replicas::batch(keys, *n, &mut first(columns, *k)),
             Prepared::MementoReplicas(m, k) => m.replicas_batch(keys, &mut first(columns, *k)),
             Prepared::Weights(w) => w.batch(keys, out),
+            Prepared::Zoned(z, k) => {
+                z.batch(keys, &mut first(columns, *k))
+                    .expect("lengths and set sizes checked");
+                Ok(())
+            }
             Prepared::Bounded(router) => keys.iter().zip(out).try_for_each(|(&key, o)| {
                 *o = router.acquire(key);
                 router.release(*o)
@@ -188,7 +224,9 @@ impl Prepared {
     /// The replica columns it needs.
     fn columns(&self) -> usize {
         match self {
-            Prepared::Replicas(_, k) | Prepared::MementoReplicas(_, k) => *k,
+            Prepared::Replicas(_, k) | Prepared::MementoReplicas(_, k) | Prepared::Zoned(_, k) => {
+                *k
+            }
             _ => 0,
         }
     }
@@ -231,9 +269,12 @@ pub struct Report {
 /// `repeat`, prints the table (or JSON) and returns the report.
 pub fn run(keys: usize, repeat: u32, json: bool) -> Result<Report, String> {
     let mut stdout = Stdout::open()?;
+    let tables: Vec<Option<NodeTable>> =
+        CALLS.iter().map(|c| c.table()).collect::<Result<_, _>>()?;
     let calls: Vec<Prepared> = CALLS
         .iter()
-        .map(|c| c.prepare())
+        .zip(&tables)
+        .map(|(c, table)| c.prepare(table.as_ref()))
         .collect::<Result<_, _>>()?;
     let keys = SplitMix64::new(0x91ACE).keys(keys);
     let mut out = vec![0u32; keys.len()];
