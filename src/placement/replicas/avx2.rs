@@ -9,7 +9,7 @@
 
 use core::arch::x86_64::*;
 
-use super::lanes::{slot_walk, Walk, LANES, MAX_STEPS};
+use super::walk::{slot_walk, Walk, LANES, MAX_STEPS};
 use crate::kernel::scalar::LCG_MULTIPLIER;
 
 /// 2^52's bits: OR-ed onto an integer below 2^52 they make the double

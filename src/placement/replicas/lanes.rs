@@ -2,7 +2,7 @@
 //!
 //! Each slot's walk (slot 0 Figure 1 itself, slot `j >= 1` Figure 1's loop
 //! over its derived key on the axis shifted by `j`) steps every key of the
-//! block in lockstep, recording each step's landing, or [`NONE`], in a
+//! block in lockstep, recording each step's landing, or `NONE`, in a
 //! row of the slot's [`Walk`], and the bucket each lane ends on. A lane
 //! that is done only stops recording (its compare mask), so that the loop
 //! has no branch but the one that ends it once every lane of every walk
@@ -19,147 +19,19 @@
 //! given bucket `x` with probability about `1 / x`, so this is rare); the
 //! few lanes it flags look further back in their rows, or take their
 //! starting bucket. A key one of whose walks still runs after
-//! [`MAX_STEPS`] steps (a walk takes about `ln(n)` steps) is done by the
+//! `MAX_STEPS` steps (a walk takes about `ln(n)` steps) is done by the
 //! one-key path instead.
 
 use super::slots::{starting_buckets, Slots};
-use crate::kernel::scalar::{jump, LCG_MULTIPLIER};
+#[cfg(target_arch = "aarch64")]
+use super::walk::walk_neon;
+use super::walk::{slot_walk, walk, Walk, LANES};
+use crate::kernel::scalar::jump;
 use crate::Kernel;
-
-/// Keys stepped together: two AVX-512 vectors, four AVX2, eight NEON.
-pub(crate) const LANES: usize = 16;
-
-/// Steps a walk records before its lane goes to the one-key path: a walk
-/// takes about `ln(n / k)` steps (slot 0 `ln(n) + 1`), at most about 22 on
-/// average among `2^31 - 1` buckets.
-pub(crate) const MAX_STEPS: usize = 40;
 
 /// The most slots run on the lanes; larger sets take the one-key path,
 /// whose cost (`k^2` per key) dwarfs the walks anyway.
 pub(crate) const MAX_LANE_SLOTS: usize = 8;
-
-/// A row entry for a lane that did not land at that step: what the x86
-/// conversions give for a double out of the `i32` range, and never a
-/// bucket (every bucket is below 2^31 - 1).
-const NONE: u32 = 0x8000_0000;
-
-/// One slot's walk over a block: `rows[s][l]` is lane `l`'s landing at
-/// step `s`, or [`NONE`].
-#[derive(Clone)]
-pub(crate) struct Walk {
-    pub(super) rows: [[u32; LANES]; MAX_STEPS],
-    /// The rows written.
-    pub(super) steps: usize,
-    /// Bit `l` set when lane `l` was still walking after the last row.
-    pub(super) unfinished: u32,
-    /// The bucket each lane ends on: its last landing, or its start.
-    pub(super) last: [u32; LANES],
-}
-
-/// Slot `slot`'s walk in a set of `k` among `n`: its start `b`, the `end`
-/// its steps stop at, and the `shift` of its axis.
-#[inline]
-pub(super) fn slot_walk(slot: usize, k: u32, n: u32) -> (u32, u32, u32) {
-    if slot == 0 {
-        (0, n, 0)
-    } else {
-        let shift = slot as u32;
-        (k - 1 - shift, n - shift, shift)
-    }
-}
-
-impl Default for Walk {
-    fn default() -> Walk {
-        Walk {
-            rows: [[NONE; LANES]; MAX_STEPS],
-            steps: 0,
-            unfinished: 0,
-            last: [0; LANES],
-        }
-    }
-}
-
-impl Walk {
-    /// Lane `l`'s landings, last first.
-    fn landings(&self, l: usize) -> impl Iterator<Item = u32> + '_ {
-        self.rows[..self.steps]
-            .iter()
-            .rev()
-            .map(move |row| row[l])
-            .filter(|&x| x != NONE)
-    }
-
-    /// Whether lane `l` landed on `x`.
-    fn landed_on(&self, l: usize, x: u32) -> bool {
-        self.rows[..self.steps].iter().any(|row| row[l] == x)
-    }
-
-    /// The lanes (bit `l`) that landed on `targets[l]`: a plain loop over
-    /// the rows that the compiler turns into vector compares.
-    fn landed_on_lanes(&self, targets: &[u32; LANES]) -> u32 {
-        let mut hit = [false; LANES];
-        for row in &self.rows[..self.steps] {
-            for l in 0..LANES {
-                hit[l] |= row[l] == targets[l];
-            }
-        }
-        hit.iter()
-            .enumerate()
-            .fold(0, |m, (l, &h)| m | u32::from(h) << l)
-    }
-}
-
-/// Figure 1's loop on every lane from `b = start`, with states `state`,
-/// landing on `next + shift` while `next < end`, into `walk`.
-#[inline(always)]
-fn walk(mut state: [u64; LANES], start: u32, end: u32, shift: u32, walk: &mut Walk) {
-    let mut b = [f64::from(start); LANES];
-    let mut live = [true; LANES];
-    let end = f64::from(end);
-    let two31 = (1u64 << 31) as f64;
-    for s in 0..MAX_STEPS {
-        let row = &mut walk.rows[s];
-        for l in 0..LANES {
-            state[l] = state[l].wrapping_mul(LCG_MULTIPLIER).wrapping_add(1);
-            // `(state >> 33) + 1` as Figure 1 converts it: below 2^31 + 1,
-            // so exact either way; the i32 conversion is the one every
-            // vector unit has.
-            let d = f64::from((state[l] >> 33) as i32) + 1.0;
-            let x = (b[l] + 1.0) * (two31 / d);
-            // Figure 1's `j = trunc(x)` reaches `end` exactly when `x` does.
-            let lands = live[l] & (x < end);
-            // Truncation by conversion (`f64::trunc` is a library call
-            // where SSE4.1 is not enabled); exact, `x` being below `end`.
-            b[l] = if lands { f64::from(x as u32) } else { b[l] };
-            // `b` is below 2^31: a landing below `end`, or the start.
-            row[l] = if lands { b[l] as u32 + shift } else { NONE };
-            live[l] = lands;
-        }
-        if !live.iter().any(|&l| l) {
-            walk.steps = s + 1;
-            walk.unfinished = 0;
-            walk.last = b.map(|b| b as u32 + shift);
-            return;
-        }
-    }
-    walk.steps = MAX_STEPS;
-    walk.last = b.map(|b| b as u32 + shift);
-    walk.unfinished = live
-        .iter()
-        .enumerate()
-        .fold(0, |m, (l, &live)| m | u32::from(live) << l);
-}
-
-/// [`walk`] compiled for NEON, its lanes mapped onto NEON's vectors by the
-/// compiler.
-///
-/// # Safety
-/// The CPU must support NEON.
-#[cfg(target_arch = "aarch64")]
-#[target_feature(enable = "neon")]
-unsafe fn walk_neon(state: [u64; LANES], start: u32, end: u32, shift: u32, out: &mut Walk) {
-    walk(state, start, end, shift, out);
-}
 
 /// The walks of slots `first..first + W` on `kernel`'s instruction set.
 fn walk_slots<const W: usize>(

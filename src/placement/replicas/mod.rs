@@ -78,6 +78,7 @@ mod avx2;
 mod avx512;
 mod lanes;
 mod slots;
+mod walk;
 
 pub(crate) use slots::Slots;
 
@@ -215,13 +216,13 @@ pub(crate) fn fill_columns_on(
     }
     if (2..=lanes::MAX_LANE_SLOTS).contains(&k) {
         let mut blocks = lanes::Blocks::new(kernel, k);
-        let mut sets = [0u32; lanes::LANES * lanes::MAX_LANE_SLOTS];
-        for (b, block) in keys.chunks(lanes::LANES).enumerate() {
+        let mut sets = [0u32; walk::LANES * lanes::MAX_LANE_SLOTS];
+        for (b, block) in keys.chunks(walk::LANES).enumerate() {
             let sets = &mut sets[..block.len() * k];
             blocks.fill(block, n, sets);
             for (l, (&key, set)) in block.iter().zip(sets.chunks_exact_mut(k)).enumerate() {
                 adjust(key, set);
-                let i = b * lanes::LANES + l;
+                let i = b * walk::LANES + l;
                 for (column, &member) in columns.iter_mut().zip(set.iter()) {
                     column[i] = member;
                 }
