@@ -40,21 +40,23 @@ struct Rounds {
 impl Rounds {
     /// Resolves one block: `out` holds attempt 0's slots.
     fn block(&mut self, w: &Weights, kernel: Kernel, keys: &[u64], out: &mut [u32]) {
-        let n = w.n.get();
         let pairs = keys.iter().copied().zip(out.iter().copied());
         toss(&mut self.coins, self.tossing, w, kernel, 0, pairs);
-        let mut coins = self.coins.iter().copied();
-        self.pending.clear();
-        self.tried.clear();
+        self.pending.resize(out.len(), 0);
+        let mut kept = 0;
+        let mut coin = 0;
         for (i, slot) in out.iter_mut().enumerate() {
-            if *slot >= n {
-                *slot = w.axis.owner(*slot);
-            } else if !w.accepts(*slot, || coins.next().expect("a coin per toss")) {
-                self.pending.push(i as u32);
-                let mut tried = [0; MAX_ATTEMPTS as usize];
-                tried[0] = *slot;
-                self.tried.push(tried);
-            }
+            let (node, accepted) = decide(w, *slot, &self.coins, &mut coin);
+            *slot = node;
+            self.pending[kept] = i as u32;
+            kept += usize::from(!accepted);
+        }
+        self.pending.truncate(kept);
+        self.tried.clear();
+        for &i in &self.pending {
+            let mut tried = [0; MAX_ATTEMPTS as usize];
+            tried[0] = out[i as usize];
+            self.tried.push(tried);
         }
         for attempt in 1..MAX_ATTEMPTS {
             if self.pending.is_empty() {
@@ -69,21 +71,18 @@ impl Rounds {
             let pending = self.pending.iter().map(|&i| keys[i as usize]);
             let pairs = pending.zip(self.slots.iter().copied());
             toss(&mut self.coins, self.tossing, w, kernel, attempt, pairs);
-            let mut coins = self.coins.iter().copied();
-            let mut kept = 0;
+            let (mut kept, mut coin) = (0, 0);
             for at in 0..self.pending.len() {
-                let (i, slot) = (self.pending[at], self.slots[at]);
-                if slot >= n {
-                    out[i as usize] = w.axis.owner(slot);
-                } else if w.accepts(slot, || coins.next().expect("a coin per toss")) {
-                    out[i as usize] = slot;
-                } else {
-                    let mut tried = self.tried[at];
-                    tried[attempt as usize] = slot;
-                    self.pending[kept] = i;
-                    self.tried[kept] = tried;
-                    kept += 1;
-                }
+                let i = self.pending[at];
+                let (node, accepted) = decide(w, self.slots[at], &self.coins, &mut coin);
+                // A refused key's latest node stays in `out` too, harmless:
+                // the fallback overwrites it.
+                out[i as usize] = node;
+                let mut tried = self.tried[at];
+                tried[attempt as usize] = node;
+                self.pending[kept] = i;
+                self.tried[kept] = tried;
+                kept += usize::from(!accepted);
             }
             self.pending.truncate(kept);
             self.tried.truncate(kept);
@@ -99,6 +98,24 @@ impl Rounds {
             out[i as usize] = best.1;
         }
     }
+}
+
+/// The owner of `slot` and whether the attempt is accepted, without a
+/// branch on the outcome (as random as the keys): an extra slot accepts, a
+/// first slot by its acceptance, with the next of this attempt's `coins`
+/// (at `*coin`, advanced past it) when the acceptance is fractional.
+#[inline]
+fn decide(w: &Weights, slot: u32, coins: &[u64], coin: &mut usize) -> (u32, bool) {
+    let n = w.n.get();
+    let first = slot < n;
+    let f = w.axis.accept[slot.min(n - 1) as usize];
+    let tosses = first & (f > 0.0) & (f < 1.0);
+    let u = coins
+        .get(*coin)
+        .map_or(1.0, |&c| ((c >> 11) as f64) * (1.0 / (1u64 << 53) as f64));
+    *coin += usize::from(tosses);
+    let node = if first { slot } else { w.axis.owner(slot) };
+    (node, !first | (f >= 1.0) | (tosses & (u < f)))
 }
 
 /// Hashes attempt `attempt`'s coins into `coins`, in order, for the (key,
