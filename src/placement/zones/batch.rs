@@ -3,7 +3,7 @@
 //! hashing left in them), then each zone's local choices as one batch over
 //! the keys that need members there, scattered back to their ranks.
 
-use super::domain::{counts, LOCAL};
+use super::domain::{counts_into, LOCAL};
 use super::ZonedReplicas;
 use crate::active_kernel;
 
@@ -60,14 +60,16 @@ impl ZonedReplicas<'_> {
         let mut rank_zone = vec![0u32; n * k];
         let mut rank_round = vec![0u32; n * k];
         let mut requests: Vec<Vec<Request>> = vec![Vec::new(); zones.len()];
+        let live: Vec<usize> = (0..zones.len()).filter(|&z| zones[z].live > 0).collect();
         let mut order = Vec::with_capacity(zones.len());
+        let mut m = Vec::with_capacity(zones.len());
         for i in 0..n {
             let first = self.zone_of[primary[i] as usize] as usize;
             order.clear();
-            order.extend((0..zones.len()).filter(|&z| zones[z].live > 0 && z != first));
-            order.sort_unstable_by_key(|&z| core::cmp::Reverse((scores[z][i], zones[z].id)));
-            order.insert(0, first);
-            let m = counts(zones, &order, k);
+            order.push(first);
+            order.extend(live.iter().copied().filter(|&z| z != first));
+            order[1..].sort_unstable_by_key(|&z| core::cmp::Reverse((scores[z][i], zones[z].id)));
+            counts_into(zones, &order, k, &mut m);
             let mut j = 0;
             for round in 0..m.iter().copied().max().unwrap_or(0) {
                 for (pos, &z) in order.iter().enumerate() {

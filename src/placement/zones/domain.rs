@@ -165,7 +165,20 @@ pub(crate) fn order(domains: &[Domain], key: u64, first: Option<usize>) -> Vec<u
 /// How many of `k` members each domain of `order` holds: one per domain
 /// in turn, round after round, a domain out of live nodes passed over.
 pub(crate) fn counts(domains: &[Domain], order: &[usize], k: usize) -> Vec<usize> {
-    let mut m = vec![0usize; order.len()];
+    let mut m = Vec::with_capacity(order.len());
+    counts_into(domains, order, k, &mut m);
+    m
+}
+
+/// [`counts`] into `m`, reused from key to key.
+pub(crate) fn counts_into(domains: &[Domain], order: &[usize], k: usize, m: &mut Vec<usize>) {
+    m.clear();
+    m.resize(order.len(), 0);
+    // The common case: one round, a member in each of the first k.
+    if k <= order.len() {
+        m[..k].fill(1);
+        return;
+    }
     let mut left = k;
     while left > 0 {
         let before = left;
@@ -177,7 +190,6 @@ pub(crate) fn counts(domains: &[Domain], order: &[usize], k: usize) -> Vec<usize
         }
         assert!(left < before, "k within the live nodes");
     }
-    m
 }
 
 /// The `count` members of `key`'s set of `k` over `domains` in rank order
