@@ -173,6 +173,20 @@ enum jumpshard_status
      * A release of a node whose load is already 0.
      */
     JUMPSHARD_ERROR_NO_LOAD = 21,
+    /**
+     * Replica sets were asked of a node table with weights, which sets are
+     * not drawn with.
+     */
+    JUMPSHARD_ERROR_WEIGHTED_TABLE = 22,
+    /**
+     * Replica sets were asked of a node table without zones where a node
+     * serves several slots, so a set could hold it twice.
+     */
+    JUMPSHARD_ERROR_SHARED_NODE = 23,
+    /**
+     * A zone was asked of a node table that names no zone.
+     */
+    JUMPSHARD_ERROR_NOT_ZONED = 24,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1189,6 +1203,73 @@ jumpshard_status jumpshard_table_batch(const struct jumpshard_table *table,
  * accesses during the call.
  */
 jumpshard_status jumpshard_table_fingerprint(const struct jumpshard_table *table, char *out);
+
+/**
+ * Writes the replica sets of `keys[0..len]` in the table as `k` columns
+ * of `len` slots, one after the other in `out` (`k * len` elements):
+ * member `j` of the set of `keys[i]` is `out[j * len + i]`, and column 0
+ * is `jumpshard_table_batch`'s result (the Rust API's
+ * `NodeTable::replicas_batch`, bit for bit). On a zoned table the sets are
+ * the zoned ones: `k` distinct live nodes in distinct zones whenever `k`
+ * zones have live nodes, each member given as its node's first slot
+ * (`jumpshard_table_slot_name` names it, `jumpshard_table_zone_name` its
+ * zone); otherwise `k` distinct working slots of distinct nodes.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `table`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; `JUMPSHARD_ERROR_WEIGHTED_TABLE`
+ * (the table has weights); `JUMPSHARD_ERROR_SHARED_NODE` (a table without
+ * zones where a node serves several slots); `JUMPSHARD_ERROR_TOO_MANY_REPLICAS`
+ * (`k` is 0, above the working slots, or on a zoned table the live nodes,
+ * or above 1024); for `keys` (`len` elements), then `out` (`k * len`
+ * elements): `JUMPSHARD_ERROR_NULL_POINTER` (NULL with elements),
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`, `JUMPSHARD_ERROR_INVALID_LENGTH`
+ * (also when `k * len` overflows); then
+ * `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS`. On any error `out` is not
+ * written (after `JUMPSHARD_ERROR_PANIC` its contents are unspecified).
+ * With `len == 0` nothing is written and the buffers may be NULL.
+ *
+ * # Safety
+ * `table` must be NULL or a live handle; unless `len` is 0, `keys` must
+ * point to `len` readable `uint64_t` and `out` to `k * len` writable
+ * `int32_t`; no other thread may write either during the call.
+ */
+jumpshard_status jumpshard_table_replicas_batch(const struct jumpshard_table *table,
+                                                const uint64_t *keys,
+                                                size_t len,
+                                                size_t k,
+                                                int32_t *out);
+
+/**
+ * 1 when the table is zoned (its slot lines name zones with `zone=NAME`),
+ * 0 when it is not, -1 when `table` is NULL or misaligned.
+ *
+ * # Safety
+ * `table` must be NULL or a live handle.
+ */
+int32_t jumpshard_table_is_zoned(const struct jumpshard_table *table);
+
+/**
+ * Writes to `*name` and `*name_len` the zone of the node serving `slot`
+ * (or that served it, if it is removed): UTF-8, not NUL-terminated, owned
+ * by the table and valid until it is freed.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `table`, `name`, then `name_len`:
+ * `JUMPSHARD_ERROR_NULL_POINTER`, `JUMPSHARD_ERROR_MISALIGNED_POINTER`;
+ * then `JUMPSHARD_ERROR_NOT_A_BUCKET` (`slot` outside `0..len`), then
+ * `JUMPSHARD_ERROR_NOT_ZONED` (the table names no zone). On any error
+ * nothing is written.
+ *
+ * # Safety
+ * `table` must be NULL or a live handle; `name` and `name_len` must point
+ * to a writable `const uint8_t *` and `size_t` that no other thread
+ * accesses during the call.
+ */
+jumpshard_status jumpshard_table_zone_name(const struct jumpshard_table *table,
+                                           int32_t slot,
+                                           const uint8_t **name,
+                                           size_t *name_len);
 
 /**
  * The version of the library that is loaded, "MAJOR.MINOR.PATCH": compare

@@ -31,6 +31,7 @@ mod replicas;
 mod status;
 mod table;
 mod table_fingerprint;
+mod table_zones;
 mod version;
 mod weights;
 

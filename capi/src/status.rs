@@ -78,11 +78,19 @@ pub enum jumpshard_status {
     JUMPSHARD_ERROR_INVALID_WALK = 20,
     /// A release of a node whose load is already 0.
     JUMPSHARD_ERROR_NO_LOAD = 21,
+    /// Replica sets were asked of a node table with weights, which sets are
+    /// not drawn with.
+    JUMPSHARD_ERROR_WEIGHTED_TABLE = 22,
+    /// Replica sets were asked of a node table without zones where a node
+    /// serves several slots, so a set could hold it twice.
+    JUMPSHARD_ERROR_SHARED_NODE = 23,
+    /// A zone was asked of a node table that names no zone.
+    JUMPSHARD_ERROR_NOT_ZONED = 24,
 }
 
 impl jumpshard_status {
     /// Every status, in code order.
-    const ALL: [jumpshard_status; 22] = [
+    const ALL: [jumpshard_status; 25] = [
         jumpshard_status::JUMPSHARD_OK,
         jumpshard_status::JUMPSHARD_ERROR_NULL_POINTER,
         jumpshard_status::JUMPSHARD_ERROR_INVALID_BUCKET_COUNT,
@@ -105,6 +113,9 @@ impl jumpshard_status {
         jumpshard_status::JUMPSHARD_ERROR_INVALID_LOAD_FACTOR,
         jumpshard_status::JUMPSHARD_ERROR_INVALID_WALK,
         jumpshard_status::JUMPSHARD_ERROR_NO_LOAD,
+        jumpshard_status::JUMPSHARD_ERROR_WEIGHTED_TABLE,
+        jumpshard_status::JUMPSHARD_ERROR_SHARED_NODE,
+        jumpshard_status::JUMPSHARD_ERROR_NOT_ZONED,
     ];
 
     /// The status with this code; C may pass any `int32_t`, so this is how
@@ -170,6 +181,13 @@ impl jumpshard_status {
             }
             JUMPSHARD_ERROR_INVALID_WALK => c"invalid walk: it must hold 1 to 1024 nodes",
             JUMPSHARD_ERROR_NO_LOAD => c"the node has no load to release",
+            JUMPSHARD_ERROR_WEIGHTED_TABLE => {
+                c"the node table has weights: replica sets are drawn without them"
+            }
+            JUMPSHARD_ERROR_SHARED_NODE => {
+                c"a node serves several slots of a table without zones: a set could hold it twice"
+            }
+            JUMPSHARD_ERROR_NOT_ZONED => c"the node table names no zone (zone=NAME)",
         }
     }
 

@@ -225,6 +225,9 @@ fn every_status_has_a_distinct_message_and_unknown_codes_one_too() {
         INVALID_LOAD_FACTOR,
         INVALID_WALK,
         NO_LOAD,
+        WEIGHTED_TABLE,
+        SHARED_NODE,
+        NOT_ZONED,
     ];
     assert!(codes.iter().enumerate().all(|(i, &c)| c == i as i32));
     let unknown = status_message(-1);
@@ -234,7 +237,7 @@ fn every_status_has_a_distinct_message_and_unknown_codes_one_too() {
     messages.sort_unstable();
     messages.dedup();
     assert_eq!(messages.len(), codes.len() + 1);
-    for code in [22, 1000, i32::MAX, i32::MIN] {
+    for code in [25, 1000, i32::MAX, i32::MIN] {
         assert_eq!(status_message(code), unknown);
     }
 }

@@ -73,6 +73,9 @@ const INVALID_TABLE: i32 = 18;
 const INVALID_LOAD_FACTOR: i32 = 19;
 const INVALID_WALK: i32 = 20;
 const NO_LOAD: i32 = 21;
+const WEIGHTED_TABLE: i32 = 22;
+const SHARED_NODE: i32 = 23;
+const NOT_ZONED: i32 = 24;
 
 /// Tests that change the active kernel take this, so that a test checking
 /// that a refused change left the kernel alone sees no one else's change.
@@ -154,4 +157,5 @@ mod memento_refusals;
 mod plan;
 mod replicas;
 mod table_fingerprint;
+mod table_zones;
 mod weights;

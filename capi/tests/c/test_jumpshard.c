@@ -14,7 +14,8 @@
  *
  * Usage: test_jumpshard [GOLDEN_FILE [MEMENTO_GOLDEN_FILE]]
  * (defaults testdata/golden.txt and memento/golden.txt beside GOLDEN_FILE;
- * the replica sets' replicas/golden.txt is read beside GOLDEN_FILE too)
+ * the replica sets' replicas/golden.txt and the zoned tables of zones/ are
+ * read beside GOLDEN_FILE too)
  * JUMPSHARD_REQUIRE_KERNELS=scalar,avx2 makes a kernel this CPU cannot run
  * a failure instead of a skip.
  */
@@ -129,6 +130,7 @@ static bool use_kernel(const char *kernel) {
 #include "memento_replica_cases.inc"
 #include "table_cases.inc"
 #include "bounded_cases.inc"
+#include "zone_cases.inc"
 
 int main(int argc, char **argv) {
     if (argc > 1) golden_path = argv[1];
@@ -158,6 +160,8 @@ int main(int argc, char **argv) {
     run("table_fingerprint", test_table_fingerprint);
     run("table_overrides", test_table_overrides);
     run("bounded", test_bounded);
+    run("zones_golden", test_zones_golden);
+    run("zones", test_zones);
     free_golden();
     printf("test_jumpshard: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
