@@ -106,8 +106,11 @@ fn one_weight_changed_moves_keys_only_as_stated() {
             }
         }
     }
-    // Both cases of the statement were met many times.
-    assert!(same_slots > cases / 10 && other_slots > cases / 20);
+    // Both cases of the statement were met many times (Miri's few cases
+    // may miss one).
+    if !cfg!(miri) {
+        assert!(same_slots > cases / 10 && other_slots > cases / 20);
+    }
 }
 
 /// Draining a node in steps moves keys only off it while its slot count
