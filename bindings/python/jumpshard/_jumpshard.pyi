@@ -108,7 +108,17 @@ class NodeTable:
     @overload
     def replicas(self, keys: Keys, k: int) -> npt.NDArray[np.int32]:
         """k slots of distinct working nodes per key, shape (len(keys), k),
-        the first bucket(key) (one int key: a list of k)."""
+        the first bucket(key) (one int key: a list of k); on a zoned table,
+        k live nodes in distinct zones, each as its node's first slot."""
+    @property
+    def zones(self) -> List[str]:
+        """The zones the table names (zone=NAME), in order; [] without zones."""
+    def zone_of(self, node: str) -> Optional[str]: ...
+    def with_node_added(
+        self, node: str, zone: str, rack: Optional[str] = None
+    ) -> "NodeTable": ...
+    def with_zone_lost(self, zone: str) -> "NodeTable": ...
+    def with_zone_added(self, zone: str, nodes: Sequence[str]) -> "NodeTable": ...
     def to_text(self) -> str: ...
 
 class Weights:

@@ -86,19 +86,69 @@ impl NodeTable {
     /// The replica sets: for one int key, a list of `k` slots of distinct
     /// working nodes, the first `bucket(key)`; for many, an int32 array of
     /// shape `(len(keys), k)`, a set per row. A weighted table, a node with
-    /// two slots or `k` outside 1 to the working nodes raise ValueError.
+    /// two slots or `k` outside 1 to the working nodes raise ValueError. On
+    /// a zoned table (`zone=NAME` lines) the sets are the zoned ones: `k`
+    /// distinct live nodes in distinct zones whenever `k` zones have live
+    /// nodes, each member as its node's first slot (`k` from 1 to the live
+    /// nodes; a node may serve several slots).
     fn replicas<'py>(
         &self,
         keys: &Bound<'py, PyAny>,
         k: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let working = self.inner.len() - self.inner.removals().len();
-        let k = args::replica_count(k, 1, working, "the working nodes", |k| {
-            self.inner.check_replicas(k)
-        })?;
+        let (limit, what) = if self.inner.is_zoned() {
+            let live = (0..self.inner.nodes().len())
+                .filter(|&n| self.inner.is_live(n))
+                .count();
+            (live, "the live nodes")
+        } else {
+            (
+                self.inner.len() - self.inner.removals().len(),
+                "the working nodes",
+            )
+        };
+        let k = args::replica_count(k, 1, limit, what, |k| self.inner.check_replicas(k))?;
         rows_of(keys, k, |run, columns| {
             self.inner.replicas_batch(run, columns)
         })
+    }
+
+    /// The zones the table names (`zone=NAME`), in first-appearance order;
+    /// empty for a table without zones.
+    #[getter]
+    fn zones(&self) -> Vec<String> {
+        self.inner.zones().to_vec()
+    }
+
+    /// The zone of a node (by name), or None on a table without zones; an
+    /// unknown node raises ValueError naming it.
+    fn zone_of(&self, node: &str) -> PyResult<Option<String>> {
+        let index = self.node_index(node)?;
+        Ok(self.inner.zone_of(index).map(str::to_owned))
+    }
+
+    /// The table with `node` added at the end in zone `zone` (and rack
+    /// `rack`, if given): one more slot line, onto which alone its zoned
+    /// sets move replicas, save a key's primary moving inside a zone. An
+    /// unknown zone, a table without zones or a taken name raise
+    /// ValueError naming the value.
+    #[pyo3(signature = (node, zone, rack=None))]
+    fn with_node_added(&self, node: &str, zone: &str, rack: Option<&str>) -> PyResult<NodeTable> {
+        Self::zoned(self.inner.with_node_added(node, zone, rack))
+    }
+
+    /// The table with every node of `zone` removed (the order of their
+    /// slots); an unknown zone or the last zone with live nodes raise
+    /// ValueError naming it.
+    fn with_zone_lost(&self, zone: &str) -> PyResult<NodeTable> {
+        Self::zoned(self.inner.with_zone_lost(zone))
+    }
+
+    /// The table with a new zone `zone` of `nodes` added at the end; a
+    /// zone the table has, no node, or a taken name raise ValueError.
+    fn with_zone_added(&self, zone: &str, nodes: Vec<String>) -> PyResult<NodeTable> {
+        let nodes: Vec<&str> = nodes.iter().map(String::as_str).collect();
+        Self::zoned(self.inner.with_zone_added(zone, &nodes))
     }
 
     /// The table in the table-file text.
@@ -121,5 +171,23 @@ impl NodeTable {
             self.inner.removals(),
             self.inner.weights().is_some()
         )
+    }
+}
+
+impl NodeTable {
+    /// The index of the node named `name`, or ValueError naming it.
+    fn node_index(&self, name: &str) -> PyResult<usize> {
+        self.inner
+            .node_index(name)
+            .ok_or_else(|| PyValueError::new_err(format!("node {name:?} is not in the table")))
+    }
+
+    /// A changed table, or its refusal as ValueError.
+    fn zoned(changed: Result<Inner, jumpshard::zones::ZoneError>) -> PyResult<NodeTable> {
+        let inner = changed.map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(NodeTable {
+            text: inner.to_text(),
+            inner,
+        })
     }
 }
