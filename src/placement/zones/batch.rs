@@ -17,6 +17,8 @@ struct Request {
     key: u32,
     m: u32,
     primary: bool,
+    /// The rank of the zone's first member for this key.
+    rank: u32,
 }
 
 impl ZonedReplicas<'_> {
@@ -81,15 +83,18 @@ impl ZonedReplicas<'_> {
                 }
             }
             for (pos, &z) in order.iter().enumerate().filter(|(pos, _)| m[*pos] > 0) {
+                // Every zone of the order holds a member in the first
+                // round, so the first member of position `pos` is rank `pos`.
                 requests[z].push(Request {
                     key: i as u32,
                     m: m[pos] as u32,
                     primary: pos == 0,
+                    rank: pos as u32,
                 });
             }
         }
         let mut members = Vec::with_capacity(k);
-        let mut place = |request: Request, z: usize, members: &[u32]| {
+        let place = |columns: &mut [&mut [u32]], request: Request, z: usize, members: &[u32]| {
             let i = request.key as usize;
             for j in (0..k).filter(|&j| rank_zone[i * k + j] == z as u32) {
                 columns[j][i] = members[rank_round[i * k + j] as usize];
@@ -102,10 +107,14 @@ impl ZonedReplicas<'_> {
             for &request in &requests[z] {
                 let m = request.m as usize;
                 let p = request.primary.then_some(primary[request.key as usize]);
-                if (m == 1 && p.is_some()) || (m >= 2 && !zone.racks.is_empty()) {
+                if m == 1 && p.is_some() {
+                    // The primary alone: column 0 holds it already.
+                    continue;
+                }
+                if m >= 2 && !zone.racks.is_empty() {
                     members.clear();
                     zone.members(keys[request.key as usize], m, k, p, &mut members);
-                    place(request, z, &members);
+                    place(columns, request, z, &members);
                 } else {
                     if flat.len() < m {
                         flat.resize_with(m, Vec::new);
@@ -136,11 +145,17 @@ impl ZonedReplicas<'_> {
                         .expect("a set within the zone's live nodes");
                 }
                 for (g, &request) in group.iter().enumerate() {
+                    if size == 1 {
+                        // One member, not the primary: straight to its rank.
+                        let node = zone.nodes[sets[0][g] as usize];
+                        columns[request.rank as usize][request.key as usize] = node;
+                        continue;
+                    }
                     let p = request.primary.then_some(primary[request.key as usize]);
                     let set = sets.iter().map(|c| zone.nodes[c[g] as usize]);
                     members.clear();
                     zone.finish(set, request.m as usize, p, &mut members);
-                    place(request, z, &members);
+                    place(columns, request, z, &members);
                 }
             }
         }
