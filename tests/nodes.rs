@@ -214,8 +214,8 @@ fn bad_tables_name_their_line() {
             TableError::BadAttribute {
                 line: 2,
                 attribute: "c".into(),
-                why: "is not an attribute: a line is NAME, then removed=K or weight=W (names \
-                      hold no whitespace)"
+                why: "is not an attribute: a line is NAME, then removed=K, weight=W, zone=Z or \
+                      rack=R (names hold no whitespace)"
                     .into(),
             },
         ),
