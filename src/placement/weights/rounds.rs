@@ -26,8 +26,10 @@ struct Rounds {
     tossing: bool,
     /// Positions in the block of the keys still refused.
     pending: Vec<u32>,
-    /// Each pending key's refused nodes, by attempt, for the fallback.
-    tried: Vec<[u32; MAX_ATTEMPTS as usize]>,
+    /// Each key's node at each attempt, `tried[attempt * ROUND_BLOCK + i]`
+    /// for the key at position `i` of the block, for the fallback: written
+    /// in place, so that keeping a key pending copies nothing.
+    tried: Vec<u32>,
     /// The pending keys, then (hashed in place) their derived keys for
     /// this attempt.
     derived: Vec<u64>,
@@ -43,21 +45,17 @@ impl Rounds {
         let pairs = keys.iter().copied().zip(out.iter().copied());
         toss(&mut self.coins, self.tossing, w, kernel, 0, pairs);
         self.pending.resize(out.len(), 0);
+        self.tried.resize(MAX_ATTEMPTS as usize * ROUND_BLOCK, 0);
         let mut kept = 0;
         let mut coin = 0;
         for (i, slot) in out.iter_mut().enumerate() {
             let (node, accepted) = decide(w, *slot, &self.coins, &mut coin);
             *slot = node;
+            self.tried[i] = node;
             self.pending[kept] = i as u32;
             kept += usize::from(!accepted);
         }
         self.pending.truncate(kept);
-        self.tried.clear();
-        for &i in &self.pending {
-            let mut tried = [0; MAX_ATTEMPTS as usize];
-            tried[0] = out[i as usize];
-            self.tried.push(tried);
-        }
         for attempt in 1..MAX_ATTEMPTS {
             if self.pending.is_empty() {
                 return;
@@ -78,18 +76,16 @@ impl Rounds {
                 // A refused key's latest node stays in `out` too, harmless:
                 // the fallback overwrites it.
                 out[i as usize] = node;
-                let mut tried = self.tried[at];
-                tried[attempt as usize] = node;
+                self.tried[attempt as usize * ROUND_BLOCK + i as usize] = node;
                 self.pending[kept] = i;
-                self.tried[kept] = tried;
                 kept += usize::from(!accepted);
             }
             self.pending.truncate(kept);
-            self.tried.truncate(kept);
         }
-        for (&i, tried) in self.pending.iter().zip(&self.tried) {
+        for &i in &self.pending {
             let mut best = (u32::MAX, 0);
-            for &node in tried {
+            for attempt in 0..MAX_ATTEMPTS as usize {
+                let node = self.tried[attempt * ROUND_BLOCK + i as usize];
                 let candidate = w.axis.nearest(node);
                 if candidate.0 < best.0 {
                     best = candidate;
