@@ -40,7 +40,10 @@ fn golden() -> Vec<(Vec<f64>, Vec<u64>, Vec<u32>)> {
 
 #[test]
 fn golden_vectors_of_construction_2() {
-    assert_eq!(CONSTRUCTION, 2, "new golden vectors go with a new construction");
+    assert_eq!(
+        CONSTRUCTION, 2,
+        "new golden vectors go with a new construction"
+    );
     let tables = golden();
     assert_eq!(tables.len(), 12);
     for (weights, keys, want) in &tables {
