@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -394,6 +395,53 @@ int main(int argc, char **argv) {
             }
         }
         CHECK(plain > 1000 && under_removals > 200);
+    });
+
+    // testdata/zones/sets.txt beside the replicas' directory: every zoned
+    // set by node name, and zone names.
+    run("zones_golden", [&](bool &ok) {
+        std::string dir = argc > 1 ? argv[1] : "";
+        for (int up = 0; up < 2 && dir.find('/') != std::string::npos; up++) {
+            dir.erase(dir.rfind('/'));
+        }
+        std::ifstream file(dir + "/zones/sets.txt");
+        CHECK(file.good());
+        std::string line;
+        std::size_t rows = 0;
+        while (std::getline(file, line)) {
+            if (line.empty() || line[0] == '#') continue;
+            std::istringstream words(line);
+            std::string name, members;
+            std::uint64_t key = 0;
+            std::size_t k = 0;
+            words >> name >> key >> k >> members;
+            std::ifstream text_file(dir + "/zones/" + name);
+            std::string text((std::istreambuf_iterator<char>(text_file)),
+                             std::istreambuf_iterator<char>());
+            jumpshard::table t(text);
+            CHECK(t.is_zoned());
+            std::string got;
+            for (auto slot : t.replicas(key, k)) {
+                if (!got.empty()) got += ',';
+                got += std::string(t.slot_name(slot));
+                CHECK(!t.zone_name(slot).empty());
+            }
+            CHECK(got == members);
+            rows++;
+        }
+        CHECK(rows == 160);
+        jumpshard::table zoned("a zone=x\nb zone=y\nc zone=x\n");
+        auto sets = zoned.replicas_batch(keys, 2);
+        CHECK(sets.size() == 2 * keys.size());
+        for (std::size_t i = 0; i < keys.size(); i++) {
+            CHECK(zoned.zone_name(sets[i]) != zoned.zone_name(sets[keys.size() + i]));
+        }
+        CHECK(throws_status([&] { zoned.replicas(1, 4); }, JUMPSHARD_ERROR_TOO_MANY_REPLICAS));
+        CHECK(throws_status([&] { zoned.replicas(1, 0); }, JUMPSHARD_ERROR_TOO_MANY_REPLICAS));
+        jumpshard::table plain("a\nb\n+a\n");
+        CHECK(!plain.is_zoned());
+        CHECK(throws_status([&] { plain.zone_name(0); }, JUMPSHARD_ERROR_NOT_ZONED));
+        CHECK(throws_status([&] { plain.replicas(1, 2); }, JUMPSHARD_ERROR_SHARED_NODE));
     });
 
     run("weights", [&](bool &ok) {

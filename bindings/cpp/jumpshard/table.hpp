@@ -83,6 +83,44 @@ public:
         return slot_name(slot);
     }
 
+    // The replica sets of `keys` as k columns of keys.size() slots, one
+    // after the other: member j of the set of keys[i] is out[j * size + i],
+    // column 0 being batch()'s. On a zoned table (zone=NAME lines) the sets
+    // are the zoned ones, k live nodes in distinct zones, each member as its
+    // node's first slot. Throws jumpshard::error
+    // (JUMPSHARD_ERROR_TOO_MANY_REPLICAS, _WEIGHTED_TABLE, _SHARED_NODE).
+    std::vector<std::int32_t> replicas_batch(span<const std::uint64_t> keys,
+                                             std::size_t k) const {
+        // k checked with no key first, before k * size outputs are allocated.
+        detail::check(jumpshard_table_replicas_batch(handle_, nullptr, 0, k, nullptr));
+        std::vector<std::int32_t> out(k * keys.size());
+        detail::check(
+            jumpshard_table_replicas_batch(handle_, keys.data(), keys.size(), k, out.data()));
+        return out;
+    }
+
+    // The replica set of one key, k slots in rank order.
+    std::vector<std::int32_t> replicas(std::uint64_t key, std::size_t k) const {
+        return replicas_batch(span<const std::uint64_t>(&key, 1), k);
+    }
+
+    // Whether the table names zones (zone=NAME).
+    bool is_zoned() const {
+        std::int32_t zoned = jumpshard_table_is_zoned(handle_);
+        if (zoned < 0) detail::check(JUMPSHARD_ERROR_NULL_POINTER);
+        return zoned == 1;
+    }
+
+    // The zone of the node serving a slot, valid while the table lives;
+    // throws jumpshard::error (JUMPSHARD_ERROR_NOT_ZONED) on a table
+    // without zones.
+    std::string_view zone_name(std::int32_t slot) const {
+        const std::uint8_t *name = nullptr;
+        std::size_t len = 0;
+        detail::check(jumpshard_table_zone_name(handle_, slot, &name, &len));
+        return {reinterpret_cast<const char *>(name), len};
+    }
+
     // The table's fingerprint, "jt1:" and 32 hex digits: the same text for
     // every spelling of the table, and the one every front end prints.
     std::string fingerprint() const {
