@@ -5,6 +5,9 @@
 mod golden;
 mod plans;
 mod properties;
+/// The plain implementation written from the construction's text, kept
+/// beside the C++ Figure 1 and Memento in `reference/`.
+#[path = "../../reference/zones.rs"]
 mod reference;
 
 use jumpshard::NodeTable;
