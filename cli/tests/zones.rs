@@ -167,3 +167,52 @@ fn bad_zoned_input_names_the_value() {
     ]);
     assert_fails(&o, &["--replicas 2", "names no zone"]);
 }
+
+#[test]
+fn table_zone_changes_write_the_library_tables_or_nothing() {
+    let d = dir();
+    let three_text = std::fs::read_to_string(zones().join("three.txt")).unwrap();
+    let three = jumpshard::NodeTable::parse(&three_text).unwrap();
+    let old = table(d.path(), "old.txt", &three_text);
+    let out = d.path().join("new.txt");
+    let cases: [(Vec<&str>, jumpshard::NodeTable); 3] = [
+        (
+            vec!["lose-zone", "west"],
+            three.with_zone_lost("west").unwrap(),
+        ),
+        (
+            vec!["add-node", "d1", "--zone", "east", "--rack", "r9"],
+            three.with_node_added("d1", "east", Some("r9")).unwrap(),
+        ),
+        (
+            vec!["add-zone", "north", "n1", "n2"],
+            three.with_zone_added("north", &["n1", "n2"]).unwrap(),
+        ),
+    ];
+    for (words, want) in cases {
+        let mut args = vec!["table", words[0], path_str(&old)];
+        args.extend(&words[1..]);
+        args.extend(["--write-table", path_str(&out)]);
+        let o = run(&args);
+        assert_ok(&o);
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            want.to_text(),
+            "{words:?}"
+        );
+        std::fs::remove_file(&out).unwrap();
+    }
+    for (words, named) in [
+        (vec!["lose-zone", "nowhere"], "\"nowhere\""),
+        (vec!["add-node", "d1", "--zone", "nowhere"], "\"nowhere\""),
+        (vec!["add-zone", "east", "e9"], "\"east\""),
+        (vec!["add-node", "a1", "--zone", "east"], "\"a1\""),
+    ] {
+        let mut args = vec!["table", words[0], path_str(&old)];
+        args.extend(&words[1..]);
+        args.extend(["--write-table", path_str(&out)]);
+        let o = run(&args);
+        assert_fails(&o, &[named]);
+        assert!(!out.exists(), "{words:?} wrote a table");
+    }
+}

@@ -1,9 +1,11 @@
 //! `jumpshard table`: what a node table means, told apart from how its
 //! file is written. `fingerprint` prints each table's fingerprint (the
 //! value routers compare before serving); `diff` says in words how two
-//! tables' meanings differ.
+//! tables' meanings differ; `add-node`, `lose-zone` and `add-zone` write
+//! a zoned table after that change.
 
 mod diff;
+mod zones;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -55,13 +57,105 @@ pub enum Command {
         #[arg(value_name = "B")]
         b: PathBuf,
     },
+    /// Write a zoned table with one node added in a zone.
+    ///
+    /// The node is appended as the last slot line, `NODE zone=ZONE` (and
+    /// `rack=RACK`); the zone must be the table's. Zoned replica sets then
+    /// move only onto the new node, save a key's primary moving inside its
+    /// zone; `reshard --replicas K` lists the moves.
+    #[command(after_help = "Example:\n  \
+        $ jumpshard table add-node zones.txt d1 --zone east --write-table zones-2.txt")]
+    AddNode {
+        /// The zoned table (`-`: standard input).
+        #[arg(value_name = "TABLE")]
+        table: PathBuf,
+        /// The new node's name.
+        #[arg(value_name = "NODE")]
+        node: String,
+        /// Its zone, one the table has.
+        #[arg(long, value_name = "ZONE")]
+        zone: String,
+        /// Its rack inside the zone.
+        #[arg(long, value_name = "RACK")]
+        rack: Option<String>,
+        /// Where the new table goes, whole or not at all (`-`: standard output).
+        #[arg(long, value_name = "FILE", required = true)]
+        write_table: PathBuf,
+    },
+    /// Write a zoned table with every node of a zone removed.
+    ///
+    /// The zone's nodes are removed Memento-style (`removed=K`), in table
+    /// order; zoned replica sets then move only the members in that zone.
+    /// A zone that holds every live node is refused.
+    #[command(after_help = "Example:\n  \
+        $ jumpshard table lose-zone zones.txt west --write-table zones-lost.txt")]
+    LoseZone {
+        /// The zoned table (`-`: standard input).
+        #[arg(value_name = "TABLE")]
+        table: PathBuf,
+        /// The zone lost.
+        #[arg(value_name = "ZONE")]
+        zone: String,
+        /// Where the new table goes, whole or not at all (`-`: standard output).
+        #[arg(long, value_name = "FILE", required = true)]
+        write_table: PathBuf,
+    },
+    /// Write a zoned table with a new zone of nodes appended.
+    ///
+    /// Each node becomes a slot line `NODE zone=ZONE`; a zone the table
+    /// has already is refused.
+    #[command(after_help = "Example:\n  \
+        $ jumpshard table add-zone zones.txt north n1 n2 n3 --write-table zones-4.txt")]
+    AddZone {
+        /// The zoned table (`-`: standard input).
+        #[arg(value_name = "TABLE")]
+        table: PathBuf,
+        /// The new zone.
+        #[arg(value_name = "ZONE")]
+        zone: String,
+        /// Its nodes, in slot order.
+        #[arg(value_name = "NODE", required = true)]
+        nodes: Vec<String>,
+        /// Where the new table goes, whole or not at all (`-`: standard output).
+        #[arg(long, value_name = "FILE", required = true)]
+        write_table: PathBuf,
+    },
 }
 
 /// Runs `table` as `command` asks; its own exit status, as `diff` needs
 /// three.
 pub fn run(command: &Command) -> ExitCode {
+    let zoned = |table: &PathBuf, change, out: &PathBuf| match zones::run(table, change, out) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e, 1),
+    };
     match command {
         Command::Fingerprint { files } => fingerprint(files),
+        Command::AddNode {
+            table,
+            node,
+            zone,
+            rack,
+            write_table,
+        } => {
+            let change = zones::Change::AddNode {
+                node,
+                zone,
+                rack: rack.as_deref(),
+            };
+            zoned(table, change, write_table)
+        }
+        Command::LoseZone {
+            table,
+            zone,
+            write_table,
+        } => zoned(table, zones::Change::LoseZone { zone }, write_table),
+        Command::AddZone {
+            table,
+            zone,
+            nodes,
+            write_table,
+        } => zoned(table, zones::Change::AddZone { zone, nodes }, write_table),
         // Equal meanings 0, different ones 1, errors 2.
         Command::Diff { a, b } => match diff::run(a, b) {
             Ok(true) => ExitCode::SUCCESS,
