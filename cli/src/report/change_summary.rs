@@ -27,6 +27,9 @@ pub const TOP: usize = 64;
 #[derive(Clone, Debug)]
 pub struct ChangeSummary {
     pub keys: u64,
+    /// Members per key: 1, or `k` for replica sets, whose moves and bucket
+    /// changes count replicas.
+    pub replicas: usize,
     /// Keys whose node changes.
     pub moved: u64,
     pub moved_fraction: f64,
@@ -86,8 +89,13 @@ impl ChangeSummary {
         };
         ChangeSummary {
             keys: counts.keys(),
+            replicas: change.replicas(),
             moved: counts.moved(),
-            moved_fraction: fraction(counts.moved(), counts.keys()),
+            // Of the replicas when sets are counted: each key holds k.
+            moved_fraction: fraction(
+                counts.moved(),
+                counts.keys().saturating_mul(change.replicas() as u64),
+            ),
             bucket_changes: counts.bucket_changes(),
             transfers,
             load_before: loads(counts.load_before(), &|i| change.in_old(i)),
@@ -185,17 +193,32 @@ impl ChangeSummary {
     /// The text form: counts, transfers, loads side by side.
     pub fn write_text(&self, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "keys read        {}", self.keys)?;
-        writeln!(
-            out,
-            "keys moved       {} ({:.4}%; physical moves, between nodes)",
-            self.moved,
-            100.0 * self.moved_fraction
-        )?;
-        writeln!(
-            out,
-            "bucket changes   {} (keys whose bucket number changes)",
-            self.bucket_changes
-        )?;
+        if self.replicas > 1 {
+            let replicas = self.keys.saturating_mul(self.replicas as u64);
+            writeln!(
+                out,
+                "replicas moved   {} ({:.4}% of {replicas} replicas; physical moves, between nodes)",
+                self.moved,
+                100.0 * self.moved_fraction
+            )?;
+            writeln!(
+                out,
+                "bucket changes   {} (replicas whose bucket number changes)",
+                self.bucket_changes
+            )?;
+        } else {
+            writeln!(
+                out,
+                "keys moved       {} ({:.4}%; physical moves, between nodes)",
+                self.moved,
+                100.0 * self.moved_fraction
+            )?;
+            writeln!(
+                out,
+                "bucket changes   {} (keys whose bucket number changes)",
+                self.bucket_changes
+            )?;
+        }
         writeln!(
             out,
             "balance          max/mean load {:.4} before, {:.4} after",
@@ -249,8 +272,9 @@ impl Serialize for ChangeSummary {
             matrix.entry(from).or_default().insert(to, *n);
         }
         let loads = self.top_loads();
-        let mut out = s.serialize_struct("ChangeSummary", 11)?;
+        let mut out = s.serialize_struct("ChangeSummary", 12)?;
         out.serialize_field("keys", &self.keys)?;
+        out.serialize_field("replicas", &self.replicas)?;
         out.serialize_field("moved", &self.moved)?;
         out.serialize_field("moved_fraction", &self.moved_fraction)?;
         out.serialize_field("bucket_changes", &self.bucket_changes)?;

@@ -34,6 +34,7 @@ pub(super) fn point_summary(base: &ChangeSummary, node: &str, survivor: &str) ->
     }
     ChangeSummary {
         keys: base.keys,
+        replicas: base.replicas,
         moved,
         moved_fraction: fraction(moved, base.keys),
         bucket_changes: 0,
