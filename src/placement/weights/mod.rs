@@ -237,7 +237,7 @@ impl Weights {
         if self.axis.len == self.n.get() && self.axis.accept.iter().all(|&f| f >= 1.0) {
             return Ok(());
         }
-        rounds::resolve(self, kernel, keys, out);
+        self.resolve_in_rounds(kernel, keys, out);
         Ok(())
     }
 

@@ -8,14 +8,18 @@ use crate::Kernel;
 /// the first-level cache.
 const ROUND_BLOCK: usize = 1024;
 
-/// Resolves every key, whose attempt 0's slot `out` holds, into its node.
-pub(super) fn resolve(w: &Weights, kernel: Kernel, keys: &[u64], out: &mut [u32]) {
-    let mut rounds = Rounds {
-        tossing: (0..w.n.get()).any(|i| w.tosses(i)),
-        ..Rounds::default()
-    };
-    for (keys, out) in keys.chunks(ROUND_BLOCK).zip(out.chunks_mut(ROUND_BLOCK)) {
-        rounds.block(w, kernel, keys, out);
+impl Weights {
+    /// Resolves every key, whose attempt 0's slot `out` holds, into its
+    /// node. (A method, so that the module above calls it without
+    /// importing from this one, which imports from it.)
+    pub(super) fn resolve_in_rounds(&self, kernel: Kernel, keys: &[u64], out: &mut [u32]) {
+        let mut rounds = Rounds {
+            tossing: (0..self.n.get()).any(|i| self.tosses(i)),
+            ..Rounds::default()
+        };
+        for (keys, out) in keys.chunks(ROUND_BLOCK).zip(out.chunks_mut(ROUND_BLOCK)) {
+            rounds.block(self, kernel, keys, out);
+        }
     }
 }
 
