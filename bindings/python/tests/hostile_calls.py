@@ -106,6 +106,8 @@ def valid(tmp, frames):
         "factor": 1.25,
         "walk": 8,
         "node": 1,
+        "zone": "z",
+        "nodes": ["d"],
         **frames,
     }
 
