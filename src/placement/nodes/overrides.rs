@@ -201,6 +201,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "minutes under Miri; overrides are safe code, and the kernels' memory accesses have their own Miri tests"
+    )]
     fn the_first_replica_is_the_override() {
         let table = NodeTable::parse("a\nb\nc\nd\n").unwrap();
         let keys: Vec<u64> = (0..500).collect();
@@ -277,6 +281,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "minutes under Miri; overrides are safe code, and the kernels' memory accesses have their own Miri tests"
+    )]
     fn a_change_of_table_moves_exactly_the_overridden_keys() {
         use crate::nodes::{NodePlan, TableChange};
         let plain = NodeTable::parse("a\nb\nc\n").unwrap();

@@ -75,6 +75,10 @@ fn members_spread_evenly_over_the_buckets() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "minutes under Miri; the lanes' memory accesses are checked by lanes_tests"
+)]
 fn batches_are_the_one_key_sets_and_bad_arguments_are_refused() {
     let keys: Vec<u64> = (0..300).map(mix).collect();
     for n in [3u32, 17, 1 << 20, (1 << 31) - 1] {
