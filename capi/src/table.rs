@@ -155,6 +155,24 @@ pub unsafe extern "C" fn jumpshard_table_slot_name(
     name: *mut *const u8,
     name_len: *mut usize,
 ) -> jumpshard_status {
+    // SAFETY: the caller's promises, passed on unchanged.
+    unsafe { slot_text(table, slot, name, name_len, |t, slot| Ok(t.slot(slot))) }
+}
+
+/// Writes the text `text_of` gives for slot `slot` of `table` (one of the
+/// table's own strings) to `*name` and `*name_len`, after checking the
+/// handle, both pointers and the slot; on any error nothing is written.
+/// The slot-name and zone-name functions share it.
+///
+/// # Safety
+/// As [`jumpshard_table_slot_name`].
+pub(crate) unsafe fn slot_text(
+    table: *const jumpshard_table,
+    slot: i32,
+    name: *mut *const u8,
+    name_len: *mut usize,
+    text_of: impl FnOnce(&NodeTable, usize) -> Result<&str, jumpshard_status>,
+) -> jumpshard_status {
     guard_status(|| {
         // SAFETY: the caller promises a live handle.
         let table = unsafe { handle::borrow(table) }?;
@@ -164,7 +182,7 @@ pub unsafe extern "C" fn jumpshard_table_slot_name(
             .ok()
             .filter(|&s| s < table.0.len())
             .ok_or(JUMPSHARD_ERROR_NOT_A_BUCKET)?;
-        let text = table.0.slot(slot);
+        let text = text_of(&table.0, slot)?;
         // SAFETY: a writable pointer and a writable `size_t`, checked
         // non-NULL and aligned, that no one else accesses.
         unsafe {

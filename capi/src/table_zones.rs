@@ -2,15 +2,14 @@
 //! (slot lines with `zone=NAME`) each key's set is `k` distinct live nodes
 //! in distinct zones, exactly as the CLI, Python and Rust give it.
 
-use crate::buffers::Buffer;
 use crate::guard::{guard, guard_status};
 use crate::handle;
 use crate::replicas::columns;
 use crate::status::jumpshard_status::{
-    self, JUMPSHARD_ERROR_NOT_A_BUCKET, JUMPSHARD_ERROR_NOT_ZONED, JUMPSHARD_ERROR_SHARED_NODE,
+    self, JUMPSHARD_ERROR_NOT_ZONED, JUMPSHARD_ERROR_SHARED_NODE,
     JUMPSHARD_ERROR_TOO_MANY_REPLICAS, JUMPSHARD_ERROR_WEIGHTED_TABLE,
 };
-use crate::table::jumpshard_table;
+use crate::table::{jumpshard_table, slot_text};
 use jumpshard::nodes::ReplicaError;
 use jumpshard::zones::ZoneError;
 
@@ -126,23 +125,11 @@ pub unsafe extern "C" fn jumpshard_table_zone_name(
     name: *mut *const u8,
     name_len: *mut usize,
 ) -> jumpshard_status {
-    guard_status(|| {
-        // SAFETY: the caller promises a live handle.
-        let table = unsafe { handle::borrow(table) }?;
-        let name = Buffer::new(name.cast_const(), 1)?;
-        let name_len = Buffer::new(name_len.cast_const(), 1)?;
-        let slot = usize::try_from(slot)
-            .ok()
-            .filter(|&s| s < table.0.len())
-            .ok_or(JUMPSHARD_ERROR_NOT_A_BUCKET)?;
-        let node = table.0.slot_nodes()[slot] as usize;
-        let zone = table.0.zone_of(node).ok_or(JUMPSHARD_ERROR_NOT_ZONED)?;
-        // SAFETY: a writable pointer and a writable `size_t`, checked
-        // non-NULL and aligned, that no one else accesses.
-        unsafe {
-            name.slice_mut()[0] = zone.as_ptr();
-            name_len.slice_mut()[0] = zone.len();
-        }
-        Ok(())
-    })
+    // SAFETY: the caller's promises, passed on unchanged.
+    unsafe {
+        slot_text(table, slot, name, name_len, |t, slot| {
+            t.zone_of(t.slot_nodes()[slot] as usize)
+                .ok_or(JUMPSHARD_ERROR_NOT_ZONED)
+        })
+    }
 }
