@@ -106,12 +106,12 @@ impl TableChange {
         let zoned = self.zoned.as_deref().map(|(old, new)| {
             let old_sets = old.zoned_replicas().expect("checked zoned");
             let new_sets = new.zoned_replicas().expect("checked zoned");
-            // The change's id of each of the new table's nodes.
-            let ids: Vec<u32> = new
-                .nodes()
-                .iter()
-                .map(|name| self.nodes.iter().position(|n| n == name).unwrap() as u32)
-                .collect();
+            // The change's id of each of the new table's nodes, read off
+            // its slots (a search by name would cost nodes^2).
+            let mut ids = vec![0u32; new.nodes().len()];
+            for (slot, &node) in new.slot_nodes().iter().enumerate() {
+                ids[node as usize] = self.new_slots[slot];
+            }
             (old_sets, new_sets, ids)
         });
         plan.reset(self, keys.len());
