@@ -233,11 +233,14 @@ impl Weights {
             out.fill(only);
             return Ok(());
         }
-        kernel.run(keys, self.axis.len, out);
-        if self.axis.len == self.n.get() && self.axis.accept.iter().all(|&f| f >= 1.0) {
-            return Ok(());
+        // Every node positive, of one slot, and no coin: each `f_i` is 1,
+        // so attempt 0 accepts Figure 1's bucket.
+        let n = self.n.get();
+        if self.axis.len == n && self.axis.positive.len() == n as usize && !self.axis.tossing {
+            kernel.run(keys, n, out);
+        } else {
+            self.resolve_in_rounds(kernel, keys, out);
         }
-        self.resolve_in_rounds(kernel, keys, out);
         Ok(())
     }
 
@@ -252,13 +255,6 @@ impl Weights {
         }
         // A node of weight 0 refuses whatever the coin says.
         f > 0.0 && ((coin() >> 11) as f64) * (1.0 / (1u64 << 53) as f64) < f
-    }
-
-    /// Whether node `node`'s first slot decides by a coin.
-    #[inline]
-    fn tosses(&self, node: u32) -> bool {
-        let f = self.axis.accept[node as usize];
-        (f > 0.0) & (f < 1.0)
     }
 }
 

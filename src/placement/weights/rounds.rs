@@ -1,24 +1,32 @@
-//! [`Weights::batch_on`]'s later attempts: the keys attempt 0 left
-//! refused, resolved in rounds over blocks of keys on the kernel's lanes.
+//! [`Weights::batch_on`]'s attempts, over blocks of keys on the kernel's
+//! lanes: attempt 0 over the block, then the later attempts over the keys
+//! still refused, each round deriving their keys and running the kernel
+//! over those alone.
 
+use super::slots::Axis;
 use super::{coin_seed, Weights, MAX_ATTEMPTS};
 use crate::Kernel;
 
-/// Keys resolved together: small enough that the round buffers stay in
-/// the first-level cache.
-const ROUND_BLOCK: usize = 1024;
+/// Keys resolved together: small enough that the round buffers (about 56
+/// bytes a key) stay in the second-level cache, large enough that the
+/// later attempts' kernel calls still take the kernels' refilling loop
+/// (half the keys of a half-drained table are refused at attempt 0).
+pub(super) const ROUND_BLOCK: usize = 4096;
 
 impl Weights {
-    /// Resolves every key, whose attempt 0's slot `out` holds, into its
-    /// node. (A method, so that the module above calls it without
-    /// importing from this one, which imports from it.)
+    /// Every key's node, on `kernel`, block after block. (A method, so that
+    /// the module above calls it without importing from this one, which
+    /// imports from it.)
     pub(super) fn resolve_in_rounds(&self, kernel: Kernel, keys: &[u64], out: &mut [u32]) {
-        let mut rounds = Rounds {
-            tossing: (0..self.n.get()).any(|i| self.tosses(i)),
-            ..Rounds::default()
-        };
+        let mut rounds = Rounds::default();
         for (keys, out) in keys.chunks(ROUND_BLOCK).zip(out.chunks_mut(ROUND_BLOCK)) {
-            rounds.block(self, kernel, keys, out);
+            // The coin is drawn in a pass of its own only for tables that
+            // toss one, so the others neither hash nor read it.
+            if self.axis.tossing {
+                rounds.block::<true>(self, kernel, keys, out);
+            } else {
+                rounds.block::<false>(self, kernel, keys, out);
+            }
         }
     }
 }
@@ -26,8 +34,6 @@ impl Weights {
 /// The round buffers, reused from block to block.
 #[derive(Default)]
 struct Rounds {
-    /// Whether some first slot accepts by a coin.
-    tossing: bool,
     /// Positions in the block of the keys still refused.
     pending: Vec<u32>,
     /// Each key's node at each attempt, `tried[attempt * ROUND_BLOCK + i]`
@@ -39,21 +45,35 @@ struct Rounds {
     derived: Vec<u64>,
     /// Each pending key's slot for this attempt.
     slots: Vec<u32>,
-    /// This attempt's coins, in order, for the keys on a tossing slot.
+    /// Each pending key's coin for this attempt, when the table tosses.
     coins: Vec<u64>,
 }
 
 impl Rounds {
-    /// Resolves one block: `out` holds attempt 0's slots.
-    fn block(&mut self, w: &Weights, kernel: Kernel, keys: &[u64], out: &mut [u32]) {
-        let pairs = keys.iter().copied().zip(out.iter().copied());
-        toss(&mut self.coins, self.tossing, w, kernel, 0, pairs);
-        self.pending.resize(out.len(), 0);
+    /// Resolves one block into `out`. `TOSS`: whether the table tosses
+    /// coins.
+    ///
+    /// Every pending key's coin is hashed, also the keys on a slot that
+    /// needs none: on the lanes a hash costs less than picking out the
+    /// keys that need one. Each decision is taken without a branch on its
+    /// outcome (as random as the keys): every key is written to `pending`,
+    /// and the count advances past the refused ones only.
+    fn block<const TOSS: bool>(
+        &mut self,
+        w: &Weights,
+        kernel: Kernel,
+        keys: &[u64],
+        out: &mut [u32],
+    ) {
+        let (axis, n) = (&w.axis, w.n.get());
+        kernel.run(keys, axis.len, out);
+        draw::<TOSS>(&mut self.coins, kernel, keys, 0);
+        self.pending.resize(keys.len(), 0);
         self.tried.resize(MAX_ATTEMPTS as usize * ROUND_BLOCK, 0);
         let mut kept = 0;
-        let mut coin = 0;
         for (i, slot) in out.iter_mut().enumerate() {
-            let (node, accepted) = decide(w, *slot, &self.coins, &mut coin);
+            let coin = if TOSS { self.coins[i] } else { 0 };
+            let (node, accepted) = decide(axis, n, *slot, coin);
             *slot = node;
             self.tried[i] = node;
             self.pending[kept] = i as u32;
@@ -67,20 +87,20 @@ impl Rounds {
             self.derived.clear();
             self.derived
                 .extend(self.pending.iter().map(|&i| keys[i as usize]));
+            draw::<TOSS>(&mut self.coins, kernel, &self.derived, attempt);
             kernel.xxh64(&mut self.derived, u64::from(attempt));
             self.slots.resize(self.derived.len(), 0);
-            kernel.run(&self.derived, w.axis.len, &mut self.slots);
-            let pending = self.pending.iter().map(|&i| keys[i as usize]);
-            let pairs = pending.zip(self.slots.iter().copied());
-            toss(&mut self.coins, self.tossing, w, kernel, attempt, pairs);
-            let (mut kept, mut coin) = (0, 0);
+            kernel.run(&self.derived, axis.len, &mut self.slots);
+            let tried = &mut self.tried[attempt as usize * ROUND_BLOCK..][..ROUND_BLOCK];
+            let mut kept = 0;
             for at in 0..self.pending.len() {
                 let i = self.pending[at];
-                let (node, accepted) = decide(w, self.slots[at], &self.coins, &mut coin);
+                let coin = if TOSS { self.coins[at] } else { 0 };
+                let (node, accepted) = decide(axis, n, self.slots[at], coin);
                 // A refused key's latest node stays in `out` too, harmless:
                 // the fallback overwrites it.
                 out[i as usize] = node;
-                self.tried[attempt as usize * ROUND_BLOCK + i as usize] = node;
+                tried[i as usize] = node;
                 self.pending[kept] = i;
                 kept += usize::from(!accepted);
             }
@@ -90,7 +110,7 @@ impl Rounds {
             let mut best = (u32::MAX, 0);
             for attempt in 0..MAX_ATTEMPTS as usize {
                 let node = self.tried[attempt * ROUND_BLOCK + i as usize];
-                let candidate = w.axis.nearest(node);
+                let candidate = axis.nearest(node);
                 if candidate.0 < best.0 {
                     best = candidate;
                 }
@@ -100,50 +120,24 @@ impl Rounds {
     }
 }
 
-/// The owner of `slot` and whether the attempt is accepted, without a
-/// branch on the outcome (as random as the keys): an extra slot accepts, a
-/// first slot by its acceptance, with the next of this attempt's `coins`
-/// (at `*coin`, advanced past it) when the acceptance is fractional.
-#[inline]
-fn decide(w: &Weights, slot: u32, coins: &[u64], coin: &mut usize) -> (u32, bool) {
-    let n = w.n.get();
-    let first = slot < n;
-    let f = w.axis.accept[slot.min(n - 1) as usize];
-    let tosses = first & (f > 0.0) & (f < 1.0);
-    let u = coins
-        .get(*coin)
-        .map_or(1.0, |&c| ((c >> 11) as f64) * (1.0 / (1u64 << 53) as f64));
-    *coin += usize::from(tosses);
-    let node = if first { slot } else { w.axis.owner(slot) };
-    (node, !first | (f >= 1.0) | (tosses & (u < f)))
+/// Hashes attempt `attempt`'s coin of each of `keys` into `coins`, in
+/// order, when the table tosses (`TOSS`).
+fn draw<const TOSS: bool>(coins: &mut Vec<u64>, kernel: Kernel, keys: &[u64], attempt: u32) {
+    if TOSS {
+        coins.clear();
+        coins.extend_from_slice(keys);
+        kernel.xxh64(coins, coin_seed(attempt));
+    }
 }
 
-/// Hashes attempt `attempt`'s coins into `coins`, in order, for the (key,
-/// slot) pairs whose slot tosses one (a first slot of fractional
-/// acceptance): gathered, then hashed on the kernel's lanes. Nothing when
-/// no slot tosses (`tossing` false). The gather writes every key and
-/// advances past the tossing ones only, with no branch on the slot:
-/// whether a slot tosses is as random as the keys, and a mispredicted
-/// branch per key cost more than the lanes saved.
-fn toss(
-    coins: &mut Vec<u64>,
-    tossing: bool,
-    w: &Weights,
-    kernel: Kernel,
-    attempt: u32,
-    pairs: impl ExactSizeIterator<Item = (u64, u32)>,
-) {
-    coins.clear();
-    if !tossing {
-        return;
-    }
-    let n = w.n.get();
-    coins.resize(pairs.len(), 0);
-    let mut count = 0;
-    for (key, slot) in pairs {
-        coins[count] = key;
-        count += usize::from((slot < n) && w.tosses(slot.min(n - 1)));
-    }
-    coins.truncate(count);
-    kernel.xxh64(coins, coin_seed(attempt));
+/// The owner of `slot` and whether the attempt is accepted: an extra slot
+/// accepts, a first slot when the coin's top 53 bits are below its
+/// threshold (0 stands for the coin of a table that tosses none, whose
+/// thresholds are all 0 or 2^53).
+#[inline(always)]
+fn decide(axis: &Axis, n: u32, slot: u32, coin: u64) -> (u32, bool) {
+    let first = slot < n;
+    let threshold = axis.threshold[slot.min(n - 1) as usize];
+    let node = if first { slot } else { axis.owner(slot) };
+    (node, !first | (coin >> 11 < threshold))
 }

@@ -20,6 +20,11 @@ pub(super) struct Axis {
     /// Each node's first slot's acceptance `f_i = w_i / U - (m_i - 1)`,
     /// in `(0, 1]` (0 for weight 0); its extra slots accept every key.
     pub(super) accept: Vec<f64>,
+    /// Each node's acceptance as a bound on the coin's top 53 bits (see
+    /// [`threshold_of`]), which the batches compare as integers.
+    pub(super) threshold: Vec<u64>,
+    /// Whether some first slot accepts by a coin (`0 < f_i < 1`).
+    pub(super) tossing: bool,
     /// The nodes of positive weight, ascending.
     pub(super) positive: Vec<u32>,
     /// The owners of the extra slots `n..M`.
@@ -61,7 +66,7 @@ impl Axis {
             unit
         };
         let slots: Vec<u32> = weights.iter().map(|&w| slots_of(w, unit) as u32).collect();
-        let accept = weights
+        let accept: Vec<f64> = weights
             .iter()
             .zip(&slots)
             .map(|(&w, &m)| {
@@ -73,6 +78,8 @@ impl Axis {
                 }
             })
             .collect();
+        let threshold = accept.iter().map(|&f| threshold_of(f)).collect();
+        let tossing = accept.iter().any(|&f| f > 0.0 && f < 1.0);
         let positive = (0..weights.len() as u32)
             .filter(|&i| weights[i as usize] > 0.0)
             .collect();
@@ -97,6 +104,8 @@ impl Axis {
             unit,
             slots,
             accept,
+            threshold,
+            tossing,
             positive,
             extras,
             len: (n + extra) as u32,
@@ -129,6 +138,16 @@ impl Axis {
             None => (self.positive[0] + n - node, self.positive[0]),
         }
     }
+}
+
+/// The acceptance `f` as an integer bound on a coin's top 53 bits `x`
+/// (`coin >> 11`): the construction accepts when `x * 2^-53 < f`, which
+/// holds exactly when `x < ceil(f * 2^53)`, since the scaling by a power of
+/// two is exact and `x` is an integer. 0 for `f = 0` (never), 2^53 for
+/// `f >= 1` (always, as `x < 2^53`).
+pub(super) fn threshold_of(f: f64) -> u64 {
+    const SCALE: f64 = (1u64 << 53) as f64;
+    (f * SCALE).ceil().min(SCALE) as u64
 }
 
 /// The unit `U`: the largest weight held by more than a quarter of the

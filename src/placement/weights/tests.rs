@@ -329,3 +329,105 @@ fn batches_agree_and_bad_weights_are_refused() {
     );
     assert_eq!(short, [7]);
 }
+
+/// The batches' integer threshold decides as the construction's coin
+/// comparison `(coin >> 11) * 2^-53 < f` does, for acceptances near every
+/// edge (0, the smallest doubles, 2^-53 and its neighbours, just below 1,
+/// 1) and random ones, and coins at, around and far from each boundary.
+#[test]
+fn coin_thresholds_decide_as_the_comparison() {
+    let scale = (1u64 << 53) as f64;
+    let mut rng = Rng(13);
+    let mut fs = vec![
+        0.0,
+        5e-324,
+        1e-300,
+        1.0 / scale,
+        f64::from_bits((1.0 / scale).to_bits() - 1),
+        f64::from_bits((1.0 / scale).to_bits() + 1),
+        0.25,
+        0.5,
+        1.0 - 1.0 / scale,
+        f64::from_bits(1f64.to_bits() - 1),
+        1.0,
+    ];
+    fs.extend((0..if cfg!(miri) { 20 } else { 20_000 }).map(|_| {
+        let f = (rng.next() >> 11) as f64 / scale;
+        f * f64::powi(2.0, -(rng.below(60) as i32))
+    }));
+    for &f in &fs {
+        let t = slots::threshold_of(f);
+        let bound = (f * scale) as u64;
+        let mut coins = vec![0, 1, (1 << 53) - 1, rng.next() >> 11];
+        coins.extend((0..3).flat_map(|d| [bound.saturating_sub(d), bound + d]));
+        for x in coins.into_iter().filter(|&x| x < 1 << 53) {
+            assert_eq!(
+                x < t,
+                (x as f64) * (1.0 / scale) < f,
+                "f = {f:e}, coin bits {x}"
+            );
+        }
+    }
+}
+
+/// The batches on every kernel and division give what one key at a time
+/// gives across the rounds' blocks (lengths around their multiples) and
+/// for tables of random weights (0, fractional, 1, heavy, huge) of 1 to
+/// 2^20 slots, also two-size, heavy and drained tables of 2^20 slots.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "tables of 2^20 slots and blocks of 4096 keys are slow under Miri"
+)]
+fn batches_across_blocks_and_tables_are_one_key_at_a_time() {
+    let block = rounds::ROUND_BLOCK;
+    let keys = keys(3 * block as u64 + 40);
+    let mut rng = Rng(17);
+    let mut tables: Vec<Vec<f64>> = [1, 2, 3, 7, 64, 1000, 5000]
+        .iter()
+        .map(|&n| {
+            let mut w: Vec<f64> = (0..n).map(|_| rng.weight()).collect();
+            w[rng.below(n as u64) as usize] = 1.0;
+            if n > 2 {
+                w[1] = 1e12 * (1.0 + rng.below(100) as f64);
+            }
+            w
+        })
+        .collect();
+    let big = 1usize << 20;
+    tables.push((0..big).map(|i| [1.0, 4.0][i % 2]).collect());
+    tables.push((0..big).map(|i| (i % 2) as f64).collect());
+    let mut heavy = vec![1.0; big];
+    heavy[big / 3] = 1e7;
+    tables.push(heavy);
+    let mut one = vec![0.0; big];
+    one[12345] = 1.0;
+    tables.push(one.clone());
+    for i in 0..16 {
+        one[(i * 65_521 + 777) % big] = 0.5 + i as f64;
+    }
+    tables.push(one);
+    let kernels = Kernel::supported().into_iter().flat_map(|k| {
+        k.divisions()
+            .iter()
+            .map(move |&d| k.with_division(d).unwrap())
+    });
+    let kernels: Vec<Kernel> = kernels.collect();
+    for weights in &tables {
+        let w = Weights::new(weights).unwrap();
+        let want: Vec<u32> = keys.iter().map(|&k| w.bucket(k)).collect();
+        for &kernel in &kernels {
+            let mut out = vec![u32::MAX; keys.len()];
+            w.batch_on(kernel, &keys, &mut out).unwrap();
+            assert_eq!(out, want, "{kernel:?}, {} weights", weights.len());
+            for len in [block - 1, block, block + 1, 2 * block + 7] {
+                let start = len % 5 + 1;
+                let mut out = vec![u32::MAX; len];
+                w.batch_on(kernel, &keys[start..start + len], &mut out)
+                    .unwrap();
+                let n = weights.len();
+                assert_eq!(out, want[start..start + len], "{kernel:?} len {len}, {n}");
+            }
+        }
+    }
+}
