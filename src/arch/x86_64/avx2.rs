@@ -178,11 +178,11 @@ fn block<const V: usize, const EVEN: bool, const ODD: bool>(
 /// For each 4-lane mask `m`: the 32-bit permutation that moves 64-bit
 /// element `r` to the lane holding the `r`-th set bit of `m` (an expand).
 /// Lanes outside `m` keep their own element; they are blended away.
-static SPREAD: [[u32; 8]; 16] = permutations(true);
+pub(crate) static SPREAD: [[u32; 8]; 16] = permutations(true);
 
 /// For each 4-lane mask `m`: the 32-bit permutation that moves the lane
 /// holding the `r`-th set bit of `m` to element `r` (a compress).
-static PACK: [[u32; 8]; 16] = permutations(false);
+pub(crate) static PACK: [[u32; 8]; 16] = permutations(false);
 
 const fn permutations(spread: bool) -> [[u32; 8]; 16] {
     let mut table = [[0u32; 8]; 16];
@@ -214,7 +214,7 @@ const fn permutations(spread: bool) -> [[u32; 8]; 16] {
 /// One of the tables above as a permutation vector.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn permutation(table: &[[u32; 8]; 16], mask: u32) -> __m256i {
+pub(crate) fn permutation(table: &[[u32; 8]; 16], mask: u32) -> __m256i {
     let row = &table[mask as usize & 15];
     // SAFETY: `row` is 8 `u32`, the 32 bytes an unaligned load reads.
     unsafe { _mm256_loadu_si256(row.as_ptr().cast()) }
@@ -319,7 +319,7 @@ impl Feed<'_> {
 /// A 4-bit lane mask as a vector of all-ones and all-zeros lanes.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn lane_mask(mask: u32) -> __m256i {
+pub(crate) fn lane_mask(mask: u32) -> __m256i {
     let bits = _mm256_setr_epi64x(1, 2, 4, 8);
     let set = _mm256_and_si256(_mm256_set1_epi64x(i64::from(mask)), bits);
     _mm256_cmpeq_epi64(set, bits)
@@ -332,7 +332,7 @@ fn lane_mask(mask: u32) -> __m256i {
 /// adding the 1 apart (see docs/kernels.md).
 #[inline]
 #[target_feature(enable = "avx2")]
-fn lcg(state: __m256i) -> __m256i {
+pub(crate) fn lcg(state: __m256i) -> __m256i {
     let low = _mm256_mul_epu32(state, _mm256_set1_epi64x(LCG_MULTIPLIER as u32 as i64));
     // lo(s) hi(M) and hi(s) lo(M), mod 2^32, in the low and high half.
     let swapped = _mm256_set1_epi64x(LCG_MULTIPLIER.rotate_left(32) as i64);

@@ -67,7 +67,7 @@ pub(crate) mod avx512;
 pub(crate) mod filter;
 pub(crate) mod memento;
 mod outbox;
-mod quotient;
+pub(crate) mod quotient;
 mod short;
 pub(crate) mod xxh64_avx2;
 pub(crate) mod xxh64_avx512;

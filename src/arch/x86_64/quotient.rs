@@ -38,7 +38,7 @@ const SCALED_OFFSET: f64 = 2_097_152.0 - 1.0 / 2_147_483_648.0;
 /// `D = ((state >> 33) + 1) 2^-31`, exact, for eight LCG states.
 #[inline]
 #[target_feature(enable = "avx512f")]
-pub(super) fn scaled_divisor_512(state: __m512i) -> __m512d {
+pub(crate) fn scaled_divisor_512(state: __m512i) -> __m512d {
     let biased = _mm512_or_si512(
         _mm512_srli_epi64::<33>(state),
         _mm512_set1_epi64(SCALED_MAGIC as i64),
@@ -50,7 +50,7 @@ pub(super) fn scaled_divisor_512(state: __m512i) -> __m512d {
 /// measured faster than a shuffle that spares the multiply ports (see docs/kernels.md).
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) fn scaled_divisor_256(state: __m256i) -> __m256d {
+pub(crate) fn scaled_divisor_256(state: __m256i) -> __m256d {
     let biased = _mm256_or_si256(
         _mm256_srli_epi64::<33>(state),
         _mm256_set1_epi64x(SCALED_MAGIC as i64),
@@ -113,7 +113,7 @@ pub(super) fn newton_256(scaled: __m256d) -> __m256d {
 /// else by IEEE division.
 #[inline]
 #[target_feature(enable = "avx512f")]
-pub(super) fn quotient_512<const NEWTON: bool>(scaled: __m512d) -> __m512d {
+pub(crate) fn quotient_512<const NEWTON: bool>(scaled: __m512d) -> __m512d {
     if NEWTON {
         newton_512(scaled)
     } else {
@@ -125,7 +125,7 @@ pub(super) fn quotient_512<const NEWTON: bool>(scaled: __m512d) -> __m512d {
 /// else by IEEE division.
 #[inline]
 #[target_feature(enable = "avx,fma")]
-pub(super) fn quotient_256<const NEWTON: bool>(scaled: __m256d) -> __m256d {
+pub(crate) fn quotient_256<const NEWTON: bool>(scaled: __m256d) -> __m256d {
     if NEWTON {
         newton_256(scaled)
     } else {

@@ -30,7 +30,7 @@ use super::lookup::rehash_u64;
 use super::Memento;
 use crate::kernel::scalar::jump;
 use crate::replicas::fill_columns;
-use crate::{BucketCount, Error};
+use crate::{active_kernel, BucketCount, Error};
 
 /// Candidates tried for a replaced member before the cyclic scan; with
 /// k much below the working count, the first almost always serves.
@@ -96,7 +96,7 @@ impl Memento {
             self.barray.get(),
             self.working_count(),
             columns,
-            |key, set| self.replay(key, set),
+            |keys, columns| self.replay_columns(keys, columns),
         )
     }
 
@@ -123,13 +123,66 @@ impl Memento {
         BucketCount::new(self.working()).expect("a cluster keeps a working bucket")
     }
 
-    /// Replays the removals that hit `set`, oldest first.
-    fn replay(&self, key: u64, set: &mut [u32]) {
+    /// Replays the removals that hit each set of `columns` (`columns[j][i]`
+    /// member `j` of the set of `keys[i]`, as the plain sets over the
+    /// b-array left them).
+    ///
+    /// Most sets hold no removed bucket, which the membership bitmap tells
+    /// without a lookup of the removals. The others almost always need
+    /// their key's Figure 1 bucket over the b-array, which column 0 holds,
+    /// or their candidate 0's, which one pass of the hash lanes and the
+    /// kernel compute for all of them at once: the replay itself then walks
+    /// no Figure 1 loop one key at a time.
+    fn replay_columns(&self, keys: &[u64], columns: &mut [&mut [u32]]) {
+        if self.removed.is_empty() {
+            return;
+        }
+        // The keys with a removed member, without a branch per key: which
+        // keys they are is as random as the keys.
+        let mut removed = vec![0u8; keys.len()];
+        for column in columns.iter() {
+            for (r, &b) in removed.iter_mut().zip(column.iter()) {
+                *r |= u8::from(self.removed.contains(b));
+            }
+        }
+        let mut hit = vec![0usize; keys.len()];
+        let mut count = 0;
+        for (i, &r) in removed.iter().enumerate() {
+            hit[count] = i;
+            count += usize::from(r);
+        }
+        hit.truncate(count);
+        let kernel = active_kernel();
+        let mut derived: Vec<u64> = hit.iter().map(|&i| keys[i]).collect();
+        kernel.xxh64(&mut derived, CANDIDATE_SEED);
+        let mut buckets = vec![0u32; derived.len()];
+        kernel.run(&derived, self.barray.get(), &mut buckets);
+        let mut set = vec![0u32; columns.len()];
+        for ((&i, &derived), bucket) in hit.iter().zip(&derived).zip(buckets) {
+            for (member, column) in set.iter_mut().zip(columns.iter()) {
+                *member = column[i];
+            }
+            let first = Candidate {
+                key: derived,
+                bucket,
+            };
+            self.replay(keys[i], &mut set, first);
+            for (column, &member) in columns.iter_mut().zip(&set) {
+                column[i] = member;
+            }
+        }
+    }
+
+    /// Replays the removals that hit `set`, oldest first. `set` is the plain
+    /// set over the b-array, so `set[0]` is the key's Figure 1 bucket
+    /// there; `first` is the key's candidate 0.
+    fn replay(&self, key: u64, set: &mut [u32], first: Candidate) {
         // Most sets hold no removed bucket: the membership bitmap says so
         // without a lookup of the removals.
         if self.removed.is_empty() || !set.iter().any(|&b| self.removed.contains(b)) {
             return;
         }
+        let figure1 = set[0];
         // The next removal to hit the set is its member removed first, the
         // one with the largest working count after its removal: every
         // member was working when it joined, so it was removed later.
@@ -140,11 +193,7 @@ impl Memento {
             .max_by_key(|&(_, working)| working)
         {
             if slot == 0 {
-                let primary = self.resolve_as_of(
-                    jump(key, self.barray.get()),
-                    |s| rehash_u64(key, s),
-                    working,
-                );
+                let primary = self.resolve_as_of(figure1, |s| rehash_u64(key, s), working);
                 match set[1..].iter().position(|&b| b == primary) {
                     None => {
                         set[0] = primary;
@@ -152,25 +201,39 @@ impl Memento {
                     }
                     Some(j) => {
                         set[0] = primary;
-                        set[j + 1] = self.replacement(key, set, j + 1, working);
+                        set[j + 1] = self.replacement(key, set, j + 1, working, first);
                     }
                 }
             } else {
-                set[slot] = self.replacement(key, set, slot, working);
+                set[slot] = self.replacement(key, set, slot, working, first);
             }
         }
     }
 
     /// The bucket that refills `set[slot]` at the removal that left
     /// `working` buckets: the first candidate working then that no other
-    /// member holds.
-    fn replacement(&self, key: u64, set: &[u32], slot: usize, working: u32) -> u32 {
+    /// member holds. `first` is candidate 0.
+    fn replacement(
+        &self,
+        key: u64,
+        set: &[u32],
+        slot: usize,
+        working: u32,
+        first: Candidate,
+    ) -> u32 {
         let taken = |b: u32| set.iter().enumerate().any(|(j, &m)| j != slot && m == b);
         let n = self.barray.get();
         let mut candidate = 0;
         for a in 0..REPLACEMENT_ATTEMPTS {
-            let derived = xxhash_rust::xxh64::xxh64(&key.to_le_bytes(), CANDIDATE_SEED + a);
-            candidate = self.resolve_as_of(jump(derived, n), |s| rehash_u64(derived, s), working);
+            let Candidate {
+                key: derived,
+                bucket,
+            } = if a == 0 {
+                first
+            } else {
+                Candidate::of(key, a, n)
+            };
+            candidate = self.resolve_as_of(bucket, |s| rehash_u64(derived, s), working);
             if !taken(candidate) {
                 return candidate;
             }
@@ -181,6 +244,25 @@ impl Memento {
             .map(|step| (candidate + step) % n)
             .find(|&b| working_then(b) && !taken(b))
             .expect("k is at most the working count, so a bucket is free")
+    }
+}
+
+/// A replacement candidate of a key: its derived key, and that key's
+/// Figure 1 bucket over the b-array.
+#[derive(Clone, Copy)]
+struct Candidate {
+    key: u64,
+    bucket: u32,
+}
+
+impl Candidate {
+    /// Candidate `a` of `key` over a b-array of `n` buckets.
+    fn of(key: u64, a: u64, n: u32) -> Candidate {
+        let derived = xxhash_rust::xxh64::xxh64(&key.to_le_bytes(), CANDIDATE_SEED + a);
+        Candidate {
+            key: derived,
+            bucket: jump(derived, n),
+        }
     }
 }
 
@@ -363,13 +445,13 @@ mod tests {
                         m.barray.get(),
                         m.working_count(),
                         &mut refs,
-                        |key, set| m.replay(key, set),
+                        |keys, columns| m.replay_columns(keys, columns),
                     )
                     .unwrap();
                     for (i, &key) in keys.iter().enumerate() {
                         let mut want = vec![0u32; k];
                         crate::replicas::set(key, m.barray(), &mut want).unwrap();
-                        m.replay(key, &mut want);
+                        m.replay(key, &mut want, Candidate::of(key, 0, n));
                         let got: Vec<u32> = columns.iter().map(|c| c[i]).collect();
                         assert_eq!(
                             got,
@@ -379,6 +461,50 @@ mod tests {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    /// A batch of several runs of the refilling walks, each run replayed
+    /// on its own, against the one-key sets, on every kernel.
+    #[test]
+    #[cfg_attr(miri, ignore = "tens of thousands of sets take hours under Miri")]
+    fn batches_of_several_runs_are_the_one_key_sets() {
+        let keys: Vec<u64> = (0..20_000).map(mix).collect();
+        let n = 1000u32;
+        let mut m = Memento::new(BucketCount::new(n).unwrap());
+        let mut r = 0x99_u64;
+        while m.working() > 900 {
+            r = mix(r);
+            let b = (r % u64::from(n - 1)) as u32;
+            if !m.is_removed(b) {
+                m.remove(b).unwrap();
+            }
+        }
+        let kernels = [
+            Some(crate::Kernel::scalar()),
+            crate::Kernel::avx2(),
+            crate::Kernel::avx512(),
+        ];
+        let mut want = vec![[0u32; 3]; keys.len()];
+        for (w, &key) in want.iter_mut().zip(&keys) {
+            m.replicas(key, w).unwrap();
+        }
+        for kernel in kernels.into_iter().flatten() {
+            let mut columns = vec![vec![0u32; keys.len()]; 3];
+            let mut refs: Vec<&mut [u32]> = columns.iter_mut().map(|c| &mut c[..]).collect();
+            crate::replicas::fill_columns_on(
+                kernel,
+                &keys,
+                n,
+                m.working_count(),
+                &mut refs,
+                |keys, columns| m.replay_columns(keys, columns),
+            )
+            .unwrap();
+            for (i, w) in want.iter().enumerate() {
+                let got = [columns[0][i], columns[1][i], columns[2][i]];
+                assert_eq!(&got, w, "{}, key {i}", kernel.name());
             }
         }
     }

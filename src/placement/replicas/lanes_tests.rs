@@ -7,6 +7,7 @@ fn mix(i: u64) -> u64 {
     xxhash_rust::xxh64::xxh64(&i.to_le_bytes(), 0x1A7E5)
 }
 
+/// Every kernel this CPU runs, with each of its division strategies.
 fn kernels() -> Vec<Kernel> {
     [
         Some(Kernel::scalar()),
@@ -16,6 +17,11 @@ fn kernels() -> Vec<Kernel> {
     ]
     .into_iter()
     .flatten()
+    .flat_map(|k| {
+        k.divisions()
+            .iter()
+            .map(move |&d| k.with_division(d).unwrap())
+    })
     .collect()
 }
 
@@ -32,8 +38,9 @@ fn check(kernel: Kernel, keys: &[u64], n: u32, k: usize) {
         assert_eq!(
             got,
             want,
-            "{} kernel, key {key}, n {n}, k {k}",
-            kernel.name()
+            "{} kernel ({:?}), key {key}, n {n}, k {k}",
+            kernel.name(),
+            kernel.division()
         );
     }
 }
@@ -76,5 +83,19 @@ fn every_count_and_size() {
             let n = (k as u32).max((mix(r) % (1 << 31)) as u32 >> (r % 31));
             check(kernel, &keys[..(r % 200) as usize], n.max(1), k);
         }
+    }
+}
+
+/// Runs of keys cut at and around the refilling walks' run length, where a
+/// run's last keys leave lanes idle and the next run starts afresh.
+#[test]
+#[cfg_attr(miri, ignore = "tens of thousands of sets take hours under Miri")]
+fn runs_cut_at_and_around_their_length() {
+    let keys: Vec<u64> = (0..16_400).map(mix).collect();
+    for kernel in kernels() {
+        for len in [8191, 8192, 8193, 16_390] {
+            check(kernel, &keys[3..3 + len], 1000, 3);
+        }
+        check(kernel, &keys[..9000], 5, 4);
     }
 }

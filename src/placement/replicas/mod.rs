@@ -52,9 +52,10 @@
 //!
 //! Each slot costs about `ln(n / k)` steps of Figure 1's loop. Batches of
 //! sets of up to 8 members run every slot on the active kernel's SIMD
-//! lanes, 16 keys a step (see `docs/kernels.md`, "Replica sets on the
-//! lanes"); larger sets run column 0 on the kernel and the rest one key at
-//! a time.
+//! lanes: on AVX-512 and AVX2 each lane takes the next key as soon as its
+//! walk is done, elsewhere (and for short batches) blocks of 16 keys step
+//! in lockstep (see `docs/kernels.md`, "Replica sets on the lanes");
+//! larger sets run column 0 on the kernel and the rest one key at a time.
 //!
 //! ```
 //! use jumpshard::{replicas, BucketCount};
@@ -77,6 +78,12 @@ mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 mod lanes;
+#[cfg(target_arch = "x86_64")]
+mod refill;
+#[cfg(target_arch = "x86_64")]
+mod refill_avx2;
+#[cfg(target_arch = "x86_64")]
+mod refill_avx512;
 mod slots;
 mod walk;
 
@@ -179,17 +186,19 @@ pub fn batch(
 
 /// The sets of `keys` over a first stage of `n` buckets into `columns`
 /// (`k` of them), at most `available` members, on the
-/// [`crate::active_kernel`]: the lanes' blocks for sets of up to
+/// [`crate::active_kernel`]: on AVX-512 and AVX2 the refilling walks of
+/// `refill::Runs`, elsewhere the lanes' blocks for sets of up to
 /// [`lanes::MAX_LANE_SLOTS`] members, else column 0 on the kernel and the
-/// rest [`Slots::fill`]'s; each set then passed through `adjust` (a
-/// Memento's replay of its removals) before it is written. Fails, writing
-/// nothing, as [`check`] does or with [`Error::LengthMismatch`].
+/// rest [`Slots::fill`]'s. The columns are then passed to `adjust` (a
+/// Memento's replay of its removals), a run of keys at a time or all at
+/// once, with those keys. Fails, writing nothing, as [`check`] does or with
+/// [`Error::LengthMismatch`].
 pub(crate) fn fill_columns(
     keys: &[u64],
     n: u32,
     available: BucketCount,
     columns: &mut [&mut [u32]],
-    adjust: impl Fn(u64, &mut [u32]),
+    adjust: impl FnMut(&[u64], &mut [&mut [u32]]),
 ) -> Result<(), Error> {
     fill_columns_on(active_kernel(), keys, n, available, columns, adjust)
 }
@@ -201,7 +210,7 @@ pub(crate) fn fill_columns_on(
     n: u32,
     available: BucketCount,
     columns: &mut [&mut [u32]],
-    adjust: impl Fn(u64, &mut [u32]),
+    mut adjust: impl FnMut(&[u64], &mut [&mut [u32]]),
 ) -> Result<(), Error> {
     check(columns.len(), available)?;
     if let Some(bad) = columns.iter().find(|c| c.len() != keys.len()) {
@@ -215,19 +224,26 @@ pub(crate) fn fill_columns_on(
         return Ok(());
     }
     if (2..=lanes::MAX_LANE_SLOTS).contains(&k) {
+        #[cfg(target_arch = "x86_64")]
+        if keys.len() >= refill::MIN_KEYS {
+            if let Some(mut runs) = refill::Runs::new(kernel, k) {
+                runs.fill(keys, n, columns, &mut adjust);
+                return Ok(());
+            }
+        }
         let mut blocks = lanes::Blocks::new(kernel, k);
         let mut sets = [0u32; walk::LANES * lanes::MAX_LANE_SLOTS];
         for (b, block) in keys.chunks(walk::LANES).enumerate() {
             let sets = &mut sets[..block.len() * k];
             blocks.fill(block, n, sets);
-            for (l, (&key, set)) in block.iter().zip(sets.chunks_exact_mut(k)).enumerate() {
-                adjust(key, set);
+            for (l, set) in sets.chunks_exact(k).enumerate() {
                 let i = b * walk::LANES + l;
                 for (column, &member) in columns.iter_mut().zip(set.iter()) {
                     column[i] = member;
                 }
             }
         }
+        adjust(keys, columns);
         return Ok(());
     }
     let (first, rest) = columns.split_first_mut().expect("k >= 1");
@@ -236,12 +252,11 @@ pub(crate) fn fill_columns_on(
     let mut set = vec![0u32; k];
     for (i, &key) in keys.iter().enumerate() {
         slots.fill(key, n, first[i], &mut set);
-        adjust(key, &mut set);
-        first[i] = set[0];
         for (column, &b) in rest.iter_mut().zip(&set[1..]) {
             column[i] = b;
         }
     }
+    adjust(keys, columns);
     Ok(())
 }
 

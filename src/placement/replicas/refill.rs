@@ -1,0 +1,221 @@
+//! Replica sets with the lanes refilled as they finish, in runs of
+//! [`RUN`] keys, on the AVX-512 and AVX2 kernels.
+//!
+//! The slots are walked one at a time over the whole run, the highest
+//! first. Each lane walks one key's slot and, once that walk is done,
+//! writes where it ended straight into the slot's column and takes the
+//! next key, so that no lane waits for the slowest key of a vector. The
+//! lowest-slot-wins rule needs no record of the landings: a slot's member
+//! is where it ended unless a lower slot landed there too, and when a
+//! lower slot is walked, the endings of every higher slot of its key are
+//! already known, so each step compares its landing with them (its
+//! *targets*) and a lane that hits one marks its ending with [`HIT`].
+//!
+//! A key is *settled* when no slot of its set hit a target and every slot
+//! past the first landed at least once (a slot that never lands keeps its
+//! starting bucket, which the starting order deals): its members are then
+//! the endings, as they stand. The rest (for n = 1000 and k = 3, about 2%
+//! of the keys: a lower slot lands on a given bucket `x` with probability
+//! about `1 / x`) are done again by the lockstep blocks of
+//! [`super::lanes`], which keep every landing.
+
+use super::lanes::Blocks;
+use super::walk::{slot_walk, LANES};
+use crate::{Division, Kernel};
+
+/// Set in a slot's ending when its walk landed on one of its targets:
+/// above every bucket (all are below 2^31 - 1).
+pub(super) const HIT: u32 = 1 << 31;
+
+/// Keys per run: the run's derived keys and columns stay in the L2 cache
+/// from one slot's walk to the next, and the few steps in which the last
+/// keys of a walk leave lanes idle are spread over many keys.
+const RUN: usize = 8192;
+
+/// The fewest keys that take the runs: the walk keeps 48 lanes in flight,
+/// which fewer keys leave mostly idle, where a lockstep block of 16 keys
+/// steps only its own.
+pub(super) const MIN_KEYS: usize = 96;
+
+/// A slot's walk over a run on one instruction set: keys, `(start, end,
+/// shift)` of the slot, the targets, the endings, working memory.
+type Walker = fn(&[u64], (u32, u32, u32), &[&[u32]], &mut [u32], &mut Vec<u64>);
+
+/// Working memory of the runs, reused from run to run.
+pub(super) struct Runs {
+    kernel: Kernel,
+    walker: Walker,
+    /// A slot's derived keys over a run.
+    derived: Vec<u64>,
+    packed: Vec<u64>,
+    /// The positions in the run of the keys not settled.
+    unsettled: Vec<usize>,
+    blocks: Blocks,
+}
+
+impl Runs {
+    /// Runs of sets of `k` (2 to [`super::lanes::MAX_LANE_SLOTS`]) members
+    /// on `kernel`, if its instruction set has the refilling walk.
+    pub(super) fn new(kernel: Kernel, k: usize) -> Option<Runs> {
+        let walker: Walker = match (kernel.name(), kernel.division()) {
+            ("avx512", Division::Ieee) => walk_avx512::<false, false>,
+            ("avx512", Division::Newton) => walk_avx512::<true, true>,
+            ("avx512", Division::Hybrid) => walk_avx512::<false, true>,
+            ("avx2", Division::Ieee) => walk_avx2::<false, false>,
+            ("avx2", Division::Newton) => walk_avx2::<true, true>,
+            ("avx2", Division::Hybrid) => walk_avx2::<false, true>,
+            _ => return None,
+        };
+        Some(Runs {
+            kernel,
+            walker,
+            derived: Vec::new(),
+            packed: Vec::new(),
+            unsettled: Vec::new(),
+            blocks: Blocks::new(kernel, k),
+        })
+    }
+
+    /// The sets of `keys` (at most [`RUN`]) among `n` buckets into
+    /// `columns` (`k` of them, as long as `keys`).
+    fn run(&mut self, keys: &[u64], n: u32, columns: &mut [&mut [u32]]) {
+        let k = columns.len();
+        for slot in (0..k).rev() {
+            let (lower, higher) = columns.split_at_mut(slot + 1);
+            let targets: Vec<&[u32]> = higher.iter().map(|c| &c[..]).collect();
+            let walk = slot_walk(slot, k as u32, n);
+            let states = if slot == 0 {
+                keys
+            } else {
+                self.derived.clear();
+                self.derived.extend_from_slice(keys);
+                self.kernel.xxh64(&mut self.derived, slot as u64);
+                &self.derived
+            };
+            (self.walker)(
+                states,
+                walk,
+                &targets,
+                &mut lower[slot][..],
+                &mut self.packed,
+            );
+        }
+        self.settle(keys, n, columns);
+    }
+
+    /// Redoes the keys not settled (see the module documentation) with the
+    /// lockstep blocks.
+    fn settle(&mut self, keys: &[u64], n: u32, columns: &mut [&mut [u32]]) {
+        let k = columns.len();
+        // Bit 0: some slot hit a target; bit 1: a slot past the first
+        // never landed (its ending, its start, is below k).
+        let mut flags = vec![0u8; keys.len()];
+        for (slot, column) in columns.iter().enumerate() {
+            let floor = if slot == 0 { 0 } else { k as u32 };
+            for (flag, &e) in flags.iter_mut().zip(column.iter()) {
+                *flag |= u8::from(e & HIT != 0) | u8::from(e < floor) << 1;
+            }
+        }
+        self.unsettled.clear();
+        self.unsettled.extend(
+            flags
+                .iter()
+                .enumerate()
+                .filter(|(_, &f)| f != 0)
+                .map(|(i, _)| i),
+        );
+        let mut block = [0u64; LANES];
+        let mut sets = [0u32; LANES * super::lanes::MAX_LANE_SLOTS];
+        for positions in self.unsettled.chunks(LANES) {
+            let block = &mut block[..positions.len()];
+            for (b, &i) in block.iter_mut().zip(positions) {
+                *b = keys[i];
+            }
+            let sets = &mut sets[..positions.len() * k];
+            self.blocks.fill(block, n, sets);
+            for (&i, set) in positions.iter().zip(sets.chunks_exact(k)) {
+                for (column, &member) in columns.iter_mut().zip(set) {
+                    column[i] = member;
+                }
+            }
+        }
+    }
+
+    /// The sets of `keys` among `n` buckets into `columns` (`k` of them,
+    /// each as long as `keys`), run by run, each run then passed to
+    /// `adjust` (its keys and its part of the columns).
+    pub(super) fn fill(
+        &mut self,
+        keys: &[u64],
+        n: u32,
+        columns: &mut [&mut [u32]],
+        adjust: &mut impl FnMut(&[u64], &mut [&mut [u32]]),
+    ) {
+        for (r, keys) in keys.chunks(RUN).enumerate() {
+            let range = r * RUN..r * RUN + keys.len();
+            let mut parts: Vec<&mut [u32]> =
+                columns.iter_mut().map(|c| &mut c[range.clone()]).collect();
+            self.run(keys, n, &mut parts);
+            adjust(keys, &mut parts);
+        }
+    }
+}
+
+/// `T` targets of `targets`, which holds that many.
+fn fixed<'a, const T: usize>(targets: &[&'a [u32]]) -> [&'a [u32]; T] {
+    targets.try_into().expect("T targets")
+}
+
+/// [`Walker`] on AVX-512, with as many targets as the slot has higher
+/// slots (at most `MAX_LANE_SLOTS - 1`), dividing as `EVEN` and `ODD` say
+/// (see `refill_avx512::walk`).
+fn walk_avx512<const EVEN: bool, const ODD: bool>(
+    keys: &[u64],
+    walk: (u32, u32, u32),
+    targets: &[&[u32]],
+    out: &mut [u32],
+    packed: &mut Vec<u64>,
+) {
+    use super::refill_avx512::walk as w;
+    // SAFETY: `Runs::new` takes this walker only for a kernel named
+    // "avx512", which `Kernel::avx512` makes after detecting AVX-512F,
+    // AVX-512DQ, AVX2, FMA and POPCNT, the features the walk enables.
+    unsafe {
+        match targets.len() {
+            0 => w::<0, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
+            1 => w::<1, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
+            2 => w::<2, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
+            3 => w::<3, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
+            4 => w::<4, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
+            5 => w::<5, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
+            6 => w::<6, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
+            _ => w::<7, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
+        }
+    }
+}
+
+/// [`Walker`] on AVX2, as [`walk_avx512`] is on AVX-512.
+fn walk_avx2<const EVEN: bool, const ODD: bool>(
+    keys: &[u64],
+    walk: (u32, u32, u32),
+    targets: &[&[u32]],
+    out: &mut [u32],
+    packed: &mut Vec<u64>,
+) {
+    use super::refill_avx2::walk as w;
+    // SAFETY: `Runs::new` takes this walker only for a kernel named
+    // "avx2", which `Kernel::avx2` makes after detecting AVX2, FMA and
+    // POPCNT, the features the walk enables.
+    unsafe {
+        match targets.len() {
+            0 => w::<0, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
+            1 => w::<1, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
+            2 => w::<2, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
+            3 => w::<3, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
+            4 => w::<4, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
+            5 => w::<5, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
+            6 => w::<6, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
+            _ => w::<7, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
+        }
+    }
+}
