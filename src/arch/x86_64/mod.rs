@@ -66,6 +66,7 @@ pub(crate) mod avx2;
 pub(crate) mod avx512;
 pub(crate) mod filter;
 pub(crate) mod memento;
+pub(crate) mod memento_avx2;
 mod outbox;
 pub(crate) mod quotient;
 mod short;

@@ -4,13 +4,17 @@
 //! second pass is skipped, so the batch costs what [`crate::batch`] costs.
 //!
 //! Otherwise the keys go in blocks of [`BLOCK`], each resolved right after
-//! its first pass, while its keys and answers are still in the cache. On
-//! the AVX-512 kernel, and b-arrays small enough for a table of links
-//! ([`super::removed::LINK_LIMIT`]), the block's keys on removed buckets are
-//! resolved on the lanes (`crate::arch::x86_64::memento`); elsewhere one by
-//! one, with [`Memento::bucket`]'s chain.
+//! its first pass, while its keys and answers are still in the cache. For
+//! b-arrays small enough for a table of links
+//! ([`super::removed::LINK_LIMIT`]) the block's keys on removed buckets are
+//! resolved together, in rounds: on the AVX-512 lanes
+//! (`crate::arch::x86_64::memento`), and on every other kernel in plain
+//! code ([`super::rounds`]) after a scan on the kernel's lanes (AVX2) or
+//! in plain code. Larger b-arrays resolve one key at a time, with
+//! [`Memento::bucket`]'s chain.
 
 use super::lookup::{prehash_bytes, rehash_u64};
+use super::rounds::{self, Pending};
 use super::Memento;
 use crate::bytes::{check_offsets, slices, Offset};
 use crate::kernel::check_lengths;
@@ -52,26 +56,36 @@ impl Memento {
             return Ok(());
         }
         let blocks = keys.chunks(BLOCK).zip(out.chunks_mut(BLOCK));
+        let Some((removed, links)) = self.removed.lane_tables() else {
+            // No table of links: one key at a time.
+            for (keys, out) in blocks {
+                kernel.run(keys, n, out);
+                for (b, &key) in out.iter_mut().zip(keys) {
+                    if self.removed.contains(*b) {
+                        *b = self.resolve(*b, |seed| rehash_u64(key, seed));
+                    }
+                }
+            }
+            return Ok(());
+        };
         #[cfg(target_arch = "x86_64")]
-        if let Some((removed, links)) = self.removed.lane_tables().filter(|_| is_avx512(kernel)) {
-            use crate::arch::x86_64::memento::{resolve, Pending};
-            let mut pending = Pending::new(keys.len().min(BLOCK));
+        if isa(kernel) == crate::kernel::Isa::Avx512 as u8 {
+            use crate::arch::x86_64::memento as lanes;
+            let mut pending = lanes::Pending::new(keys.len().min(BLOCK));
             for (keys, out) in blocks {
                 kernel.run(keys, n, out);
                 // SAFETY: the AVX-512 kernel is only made after detecting
                 // AVX-512F, AVX-512DQ, AVX2 and POPCNT, the features the
                 // pass enables.
-                unsafe { resolve(keys, out, removed, links, &mut pending) };
+                unsafe { lanes::resolve(keys, out, removed, links, &mut pending) };
             }
             return Ok(());
         }
+        let mut pending = Pending::new(keys.len().min(BLOCK));
         for (keys, out) in blocks {
             kernel.run(keys, n, out);
-            for (b, &key) in out.iter_mut().zip(keys) {
-                if self.removed.contains(*b) {
-                    *b = self.resolve(*b, |seed| rehash_u64(key, seed));
-                }
-            }
+            let count = scan(kernel, out, removed, &mut pending.index);
+            pending.resolve(keys, out, links, count);
         }
         Ok(())
     }
@@ -126,9 +140,24 @@ impl Memento {
     }
 }
 
-/// Whether `kernel` is the AVX-512 one, whose features the lane pass needs
-/// (a kernel's id holds its instruction set in the low four bits).
+/// The instruction set of `kernel` (a kernel's id holds it in the low
+/// four bits), which says whose features its passes may enable.
 #[cfg(target_arch = "x86_64")]
-fn is_avx512(kernel: Kernel) -> bool {
-    kernel.to_id() & 0xF == crate::kernel::Isa::Avx512 as u8
+fn isa(kernel: Kernel) -> u8 {
+    kernel.to_id() & 0xF
+}
+
+/// Packs the positions of the answers in `out` that are removed buckets
+/// into `index` (see [`rounds::scan`]); on the AVX2 lanes where the
+/// kernel has them.
+fn scan(kernel: Kernel, out: &[u32], removed: &[u64], index: &mut [u32]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if isa(kernel) == crate::kernel::Isa::Avx2 as u8 {
+        // SAFETY: the AVX2 kernel is only made after detecting AVX2 and
+        // POPCNT, the features the scan enables.
+        return unsafe { crate::arch::x86_64::memento_avx2::scan(out, removed, index) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = kernel;
+    rounds::scan(out, removed, index)
 }

@@ -77,6 +77,7 @@ mod batch;
 mod lookup;
 mod removed;
 mod replicas;
+mod rounds;
 
 use crate::{BucketCount, Error};
 use removed::{Entry, Link, Removed};

@@ -133,7 +133,6 @@ impl Removed {
     /// [`Link::word`], 0 when it works), each covering every bucket of the
     /// b-array; `None` when nothing is removed or the b-array is over
     /// [`LINK_LIMIT`].
-    #[cfg(target_arch = "x86_64")]
     pub(super) fn lane_tables(&self) -> Option<(&[u64], &[u64])> {
         (!self.is_empty() && !self.links.is_empty()).then_some((&self.bitmap[..], &self.links[..]))
     }

@@ -1,0 +1,179 @@
+//! Memento's second pass in plain code, for every kernel but AVX-512 (whose
+//! lanes run the same rounds, `crate::arch::x86_64::memento`): the keys of
+//! a block whose Figure 1 bucket is removed, resolved together in rounds.
+//!
+//! One key at a time, a lookup's chain is a loop whose length varies from
+//! key to key, and each step waits on the last (hash, remainder, table
+//! read): the loop's exits are mispredicted and nothing overlaps. Here
+//! every pending key takes one step a round, chosen without a branch, so
+//! that the steps of successive keys are independent and overlap in the
+//! core; keys done are dropped from the pending list by a packing store
+//! that does not branch either. A round, for each pending key, with `r`
+//! the working count it is being resolved into (at first none):
+//!
+//! - a bucket removed no later than the one being resolved (working count
+//!   `>= r`) stands for its replacer; any other removed bucket `b` sends
+//!   the key to `XXH64(key, seed b) mod working`, which becomes `r` (both
+//!   are computed, one kept);
+//! - then [`HOPS`] more replacer steps, each kept only where it applies;
+//! - the bucket reached is written to the key's answer (a removed bucket
+//!   is written over by a later round), and the key stays pending while
+//!   that bucket is removed.
+//!
+//! This is the lookup of the module documentation step for step, so the
+//! answers are [`super::Memento::bucket`]'s.
+
+use core::hint::select_unpredictable as select;
+
+use crate::kernel::xxh64::round::{start, P1, P2, P3, P4};
+
+/// Replacer steps in a round after its first step: most chains at 50%
+/// removed end within them, and a step that does not apply costs a load
+/// that hits the cache.
+const HOPS: usize = 2;
+
+/// Room past a block's length in [`Pending::index`], so that a scan on
+/// the lanes can store a whole vector of positions at any count.
+pub(super) const SPARE: usize = 16;
+
+/// A key whose bucket is removed, as a round reads and writes it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Chain {
+    key: u64,
+    /// The link of `bucket` (see [`super::removed`]): its working count in
+    /// the low half, its replacer in the high half.
+    link: u64,
+    /// The key's position in the block.
+    index: u32,
+    /// The removed bucket the key is on.
+    bucket: u32,
+    /// The working count the key is being resolved into (`u32::MAX`
+    /// before its first rehash).
+    limit: u32,
+}
+
+/// The keys of a block still to be resolved.
+pub(super) struct Pending {
+    /// The positions of the block's keys on removed buckets, as the scan
+    /// packs them: the block's length plus [`SPARE`].
+    pub(super) index: Vec<u32>,
+    chains: Vec<Chain>,
+}
+
+impl Pending {
+    /// Room for blocks of up to `block` keys.
+    pub(super) fn new(block: usize) -> Pending {
+        Pending {
+            index: vec![0; block + SPARE],
+            chains: vec![Chain::default(); block],
+        }
+    }
+
+    /// Resolves the keys at the first `count` positions of [`Pending::index`]
+    /// (Figure 1's buckets of `keys` in `out`, each removed), writing their
+    /// answers into `out`. `links` is the table of links, every bucket of
+    /// the b-array.
+    pub(super) fn resolve(&mut self, keys: &[u64], out: &mut [u32], links: &[u64], count: usize) {
+        assert!(keys.len() == out.len() && count <= out.len().min(self.chains.len()));
+        assert!(!links.is_empty());
+        for (chain, &i) in self.chains.iter_mut().zip(&self.index[..count]) {
+            let b = out[i as usize];
+            *chain = Chain {
+                key: keys[i as usize],
+                link: link_of(links, b),
+                index: i,
+                bucket: b,
+                limit: u32::MAX,
+            };
+        }
+        let mut count = count;
+        while count > 0 {
+            count = round(&mut self.chains[..count], links, out);
+        }
+    }
+}
+
+/// One step of every chain, and the replacer steps after it; returns how
+/// many chains are still on a removed bucket, packed at the front.
+#[inline]
+fn round(chains: &mut [Chain], links: &[u64], out: &mut [u32]) -> usize {
+    let mut kept = 0;
+    for at in 0..chains.len() {
+        let c = chains[at];
+        let working = c.link as u32;
+        let hop = working >= c.limit;
+        // At least 1 whatever the table holds, so that no remainder can
+        // divide by 0 (a removed bucket's working count is never 0).
+        let limit = select(hop, c.limit, working).max(1);
+        let rehashed = (xxh64(c.key, u64::from(c.bucket)) % u64::from(limit)) as u32;
+        let mut b = select(hop, (c.link >> 32) as u32, rehashed);
+        let mut link = link_of(links, b);
+        for _ in 0..HOPS {
+            let hop = link as u32 >= limit;
+            b = select(hop, (link >> 32) as u32, b);
+            link = link_of(links, b);
+        }
+        out[c.index as usize] = b;
+        // `kept <= at`: the packing only writes over chains already read.
+        chains[kept] = Chain {
+            link,
+            bucket: b,
+            limit,
+            ..c
+        };
+        kept += usize::from(link as u32 != 0);
+    }
+    kept
+}
+
+/// The link of bucket `b`, clamped to the table so that no read can fall
+/// outside it whatever `b` holds (every bucket reached is inside).
+#[inline]
+fn link_of(links: &[u64], b: u32) -> u64 {
+    links[(b as usize).min(links.len() - 1)]
+}
+
+/// XXH64 of `key`'s 8 little-endian bytes with `seed`: one round and the
+/// avalanche, written out so that it inlines into the round.
+#[inline]
+fn xxh64(key: u64, seed: u64) -> u64 {
+    let mut h = start(seed) ^ key.wrapping_mul(P2).rotate_left(31).wrapping_mul(P1);
+    h = h.rotate_left(27).wrapping_mul(P1).wrapping_add(P4);
+    h ^= h >> 33;
+    h = h.wrapping_mul(P2);
+    h ^= h >> 29;
+    h = h.wrapping_mul(P3);
+    h ^ h >> 32
+}
+
+/// Packs the positions of the answers in `out` that are removed buckets
+/// (bit `b % 64` of word `b / 64` of `removed`) into `index`; returns how
+/// many. Every position is stored, and the count only advances past a
+/// removed one, so that no branch waits on the bitmap.
+pub(super) fn scan(out: &[u32], removed: &[u64], index: &mut [u32]) -> usize {
+    assert!(index.len() >= out.len());
+    let mut count = 0;
+    for (i, &b) in out.iter().enumerate() {
+        let word = removed.get(b as usize / 64).copied().unwrap_or(0);
+        index[count] = i as u32;
+        count += (word >> (b % 64) & 1) as usize;
+    }
+    count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The written-out hash against the reference XXH64.
+    #[test]
+    fn xxh64_is_the_reference() {
+        let mut key = 0x0123_4567_89AB_CDEFu64;
+        for seed in [0u64, 1, 999, (1 << 31) - 2, u64::MAX] {
+            for _ in 0..64 {
+                key = key.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(seed);
+                assert_eq!(xxh64(key, seed), crate::kernel::xxh64::one(key, seed));
+            }
+        }
+    }
+}
