@@ -75,7 +75,6 @@ impl Pending {
     /// the b-array.
     pub(super) fn resolve(&mut self, keys: &[u64], out: &mut [u32], links: &[u64], count: usize) {
         assert!(keys.len() == out.len() && count <= out.len().min(self.chains.len()));
-        assert!(!links.is_empty());
         for (chain, &i) in self.chains.iter_mut().zip(&self.index[..count]) {
             let b = out[i as usize];
             *chain = Chain {
@@ -126,11 +125,14 @@ fn round(chains: &mut [Chain], links: &[u64], out: &mut [u32]) -> usize {
     kept
 }
 
-/// The link of bucket `b`, clamped to the table so that no read can fall
-/// outside it whatever `b` holds (every bucket reached is inside).
+/// The link of bucket `b`. Every bucket a chain reaches is in the table
+/// (a remainder by a working count, or a replacer, both below the b-array
+/// size), so the bounds check is a branch always predicted: the load does
+/// not wait on it, where a clamp by a conditional move put two more
+/// operations on the chain of dependent loads (13% slower at 99% removed).
 #[inline]
 fn link_of(links: &[u64], b: u32) -> u64 {
-    links[(b as usize).min(links.len() - 1)]
+    links[b as usize]
 }
 
 /// XXH64 of `key`'s 8 little-endian bytes with `seed`: one round and the
