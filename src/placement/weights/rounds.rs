@@ -18,7 +18,12 @@ impl Weights {
     /// the module above calls it without importing from this one, which
     /// imports from it.)
     pub(super) fn resolve_in_rounds(&self, kernel: Kernel, keys: &[u64], out: &mut [u32]) {
-        let mut rounds = Rounds::default();
+        // Every block is at most the first one's length: the buffers are
+        // sized for it, so that a short batch zeroes no more than it uses.
+        let mut rounds = Rounds {
+            stride: keys.len().min(ROUND_BLOCK),
+            ..Rounds::default()
+        };
         for (keys, out) in keys.chunks(ROUND_BLOCK).zip(out.chunks_mut(ROUND_BLOCK)) {
             // The coin is drawn in a pass of its own only for tables that
             // toss one, and the owners of extra slots looked up only in
@@ -38,7 +43,9 @@ impl Weights {
 struct Rounds {
     /// Positions in the block of the keys still refused.
     pending: Vec<u32>,
-    /// Each key's node at each attempt, `tried[attempt * ROUND_BLOCK + i]`
+    /// The longest block's length.
+    stride: usize,
+    /// Each key's node at each attempt, `tried[attempt * stride + i]`
     /// for the key at position `i` of the block, for the fallback: written
     /// in place, so that keeping a key pending copies nothing.
     tried: Vec<u32>,
@@ -71,7 +78,7 @@ impl Rounds {
         kernel.run(keys, axis.len, out);
         draw::<TOSS>(&mut self.coins, kernel, keys, 0);
         self.pending.resize(keys.len(), 0);
-        self.tried.resize(MAX_ATTEMPTS as usize * ROUND_BLOCK, 0);
+        self.tried.resize(MAX_ATTEMPTS as usize * self.stride, 0);
         let kept =
             first_round::<TOSS, EXTRA>(axis, out, &self.coins, &mut self.tried, &mut self.pending);
         self.pending.truncate(kept);
@@ -86,7 +93,7 @@ impl Rounds {
             kernel.xxh64(&mut self.derived, u64::from(attempt));
             self.slots.resize(self.derived.len(), 0);
             kernel.run(&self.derived, axis.len, &mut self.slots);
-            let tried = &mut self.tried[attempt as usize * ROUND_BLOCK..][..ROUND_BLOCK];
+            let tried = &mut self.tried[attempt as usize * self.stride..][..self.stride];
             let kept = later_round::<TOSS, EXTRA>(
                 axis,
                 &self.slots,
@@ -100,7 +107,7 @@ impl Rounds {
         for &i in &self.pending {
             let mut best = (u32::MAX, 0);
             for attempt in 0..MAX_ATTEMPTS as usize {
-                let node = self.tried[attempt * ROUND_BLOCK + i as usize];
+                let node = self.tried[attempt * self.stride + i as usize];
                 let candidate = axis.nearest(node);
                 if candidate.0 < best.0 {
                     best = candidate;
