@@ -131,13 +131,13 @@ symbols:
 	capi/install/check-symbols --write $(TARGET_DIR)/release/libjumpshard.so
 
 # Every fuzz target for FUZZ_SECONDS each (10 minutes by default; CI runs
-# 15 s each through the same script). Needs nightly and cargo-fuzz, which
+# 8 s each through the same script, two at a time). Needs nightly and cargo-fuzz, which
 # .ci/fuzz installs if missing.
 FUZZ_SECONDS ?= 600
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) .ci/fuzz
 
-# Miri over the library's unit tests (also in .ci/run).
+# Miri over the unit tests of the unsafe code and the C ABI (also in .ci/run).
 miri:
 	.ci/miri
 

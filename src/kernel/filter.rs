@@ -82,7 +82,14 @@ mod tests {
         let edges = [0, 1, 9, 10, 11, max - 1, max];
         let len = 300;
         let keys: Vec<u64> = (0..=len).map(|_| next_u64()).collect();
-        for threshold in [1, 2, 10, max - 1, max] {
+        // Under Miri, which checks the memory accesses rather than the
+        // arithmetic, two thresholds of the five (each is seconds there).
+        let thresholds: &[u32] = if cfg!(miri) {
+            &[2, max]
+        } else {
+            &[1, 2, 10, max - 1, max]
+        };
+        for &threshold in thresholds {
             for round in 0..4 {
                 let buckets: Vec<u32> = (0..=len)
                     .map(|_| {
