@@ -250,18 +250,20 @@ fn valid_lanes(left: usize) -> __mmask8 {
 /// One round over the `count` pending keys: each takes one step, and is
 /// answered (into `pending.answer` from `answered` on) or packed for the
 /// next round; returns how many are packed.
+///
+/// In two loops, every key's first step (hash, remainder) then the
+/// replacer steps (gathers): shorter chains, which overlap more (99%
+/// removed 13-20% faster, 50% 8-14%, than one loop on AMD Zen 4).
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx2,popcnt")]
 fn round(links: &[u64], pending: &mut Pending, count: usize, answered: &mut usize) -> usize {
-    let mut kept = 0;
     let mut at = 0;
     while at < count {
         let valid = valid_lanes(count - at);
         // SAFETY: `at < count <= capacity`, and each array holds
         // `capacity + 16` elements, so the 8 read from `at` are inside.
-        let (index, key, bucket, limit, link) = unsafe {
+        let (key, bucket, limit, link) = unsafe {
             (
-                load_u32(&pending.index[at..at + LANES]),
                 _mm512_loadu_si512(pending.key[at..at + LANES].as_ptr().cast()),
                 load_u32(&pending.bucket[at..at + LANES]),
                 load_u32(&pending.limit[at..at + LANES]),
@@ -277,7 +279,34 @@ fn round(links: &[u64], pending: &mut Pending, count: usize, answered: &mut usiz
         let limit = _mm512_mask_mov_epi64(_mm512_set1_epi64(1), valid, limit);
         let seed = _mm512_add_epi64(bucket, _mm512_set1_epi64(start(0) as i64));
         let rehashed = remainder(hash(key, seed), limit);
-        let mut b = _mm512_mask_mov_epi64(rehashed, hop, _mm512_srli_epi64::<32>(link));
+        let b = _mm512_mask_mov_epi64(rehashed, hop, _mm512_srli_epi64::<32>(link));
+        // SAFETY: as for the loads: 8 `u32` each, the 32 bytes stored.
+        unsafe {
+            _mm256_storeu_si256(
+                pending.bucket[at..at + LANES].as_mut_ptr().cast(),
+                _mm512_cvtepi64_epi32(b),
+            );
+            _mm256_storeu_si256(
+                pending.limit[at..at + LANES].as_mut_ptr().cast(),
+                _mm512_cvtepi64_epi32(limit),
+            );
+        }
+        at += LANES;
+    }
+    let mut kept = 0;
+    let mut at = 0;
+    while at < count {
+        let valid = valid_lanes(count - at);
+        // SAFETY: `at < count <= capacity`, and each array holds
+        // `capacity + 16` elements, so the 8 read from `at` are inside.
+        let (index, key, mut b, limit) = unsafe {
+            (
+                load_u32(&pending.index[at..at + LANES]),
+                _mm512_loadu_si512(pending.key[at..at + LANES].as_ptr().cast()),
+                load_u32(&pending.bucket[at..at + LANES]),
+                load_u32(&pending.limit[at..at + LANES]),
+            )
+        };
         let mut link = gather(_mm512_setzero_si512(), valid, b, links);
         for _ in 0..HOPS {
             let hop = _mm512_mask_cmpge_epu64_mask(valid, working_of(link), limit);
