@@ -20,12 +20,8 @@
 //! [`super::lanes`], which keep every landing.
 
 use super::lanes::Blocks;
-use super::walk::{slot_walk, LANES};
+use super::walk::{slot_walk, HIT, LANES};
 use crate::{Division, Kernel};
-
-/// Set in a slot's ending when its walk landed on one of its targets:
-/// above every bucket (all are below 2^31 - 1).
-pub(super) const HIT: u32 = 1 << 31;
 
 /// Keys per run: the run's derived keys and columns stay in the L2 cache
 /// from one slot's walk to the next, and the few steps in which the last

@@ -9,7 +9,7 @@
 
 use core::arch::x86_64::*;
 
-use super::refill::HIT;
+use super::walk::HIT;
 use crate::arch::x86_64::avx2::{lane_mask, lcg, permutation, PACK, SPREAD};
 use crate::arch::x86_64::quotient::{quotient_256, scaled_divisor_256};
 

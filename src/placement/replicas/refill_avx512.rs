@@ -10,7 +10,7 @@
 
 use core::arch::x86_64::*;
 
-use super::refill::HIT;
+use super::walk::HIT;
 use crate::arch::x86_64::quotient::{quotient_512, scaled_divisor_512};
 use crate::kernel::scalar::LCG_MULTIPLIER;
 

@@ -17,6 +17,11 @@ pub(super) const MAX_STEPS: usize = 40;
 /// bucket (every bucket is below 2^31 - 1).
 pub(super) const NONE: u32 = 0x8000_0000;
 
+/// Set in a slot's ending by the refilling walks (`refill*.rs`) when the
+/// walk landed on one of its targets: above every bucket (all are below
+/// 2^31 - 1).
+pub(super) const HIT: u32 = 1 << 31;
+
 /// One slot's walk over a block: `rows[s][l]` is lane `l`'s landing at
 /// step `s`, or [`NONE`].
 #[derive(Clone)]
