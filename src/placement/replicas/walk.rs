@@ -20,6 +20,7 @@ pub(super) const NONE: u32 = 0x8000_0000;
 /// Set in a slot's ending by the refilling walks (`refill*.rs`) when the
 /// walk landed on one of its targets: above every bucket (all are below
 /// 2^31 - 1).
+#[cfg(target_arch = "x86_64")]
 pub(super) const HIT: u32 = 1 << 31;
 
 /// One slot's walk over a block: `rows[s][l]` is lane `l`'s landing at
