@@ -162,9 +162,27 @@ fn fixed<'a, const T: usize>(targets: &[&'a [u32]]) -> [&'a [u32]; T] {
     targets.try_into().expect("T targets")
 }
 
+/// `walk::<T, EVEN, ODD>(keys, walk, targets, out, packed)` for `T` the
+/// number of `targets` (at most `MAX_LANE_SLOTS - 1`), so that each walk
+/// keeps its targets in registers; `EVEN` and `ODD` must be in scope.
+macro_rules! by_targets {
+    ($walk:ident, $keys:expr, $run:expr, $targets:expr, $out:expr, $packed:expr) => {{
+        let (keys, run, targets, out, packed) = ($keys, $run, $targets, $out, $packed);
+        match targets.len() {
+            0 => $walk::<0, EVEN, ODD>(keys, run, fixed(targets), out, packed),
+            1 => $walk::<1, EVEN, ODD>(keys, run, fixed(targets), out, packed),
+            2 => $walk::<2, EVEN, ODD>(keys, run, fixed(targets), out, packed),
+            3 => $walk::<3, EVEN, ODD>(keys, run, fixed(targets), out, packed),
+            4 => $walk::<4, EVEN, ODD>(keys, run, fixed(targets), out, packed),
+            5 => $walk::<5, EVEN, ODD>(keys, run, fixed(targets), out, packed),
+            6 => $walk::<6, EVEN, ODD>(keys, run, fixed(targets), out, packed),
+            _ => $walk::<7, EVEN, ODD>(keys, run, fixed(targets), out, packed),
+        }
+    }};
+}
+
 /// [`Walker`] on AVX-512, with as many targets as the slot has higher
-/// slots (at most `MAX_LANE_SLOTS - 1`), dividing as `EVEN` and `ODD` say
-/// (see `refill_avx512::walk`).
+/// slots, dividing as `EVEN` and `ODD` say (see `refill_avx512::walk`).
 fn walk_avx512<const EVEN: bool, const ODD: bool>(
     keys: &[u64],
     walk: (u32, u32, u32),
@@ -176,18 +194,7 @@ fn walk_avx512<const EVEN: bool, const ODD: bool>(
     // SAFETY: `Runs::new` takes this walker only for a kernel named
     // "avx512", which `Kernel::avx512` makes after detecting AVX-512F,
     // AVX-512DQ, AVX2, FMA and POPCNT, the features the walk enables.
-    unsafe {
-        match targets.len() {
-            0 => w::<0, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
-            1 => w::<1, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
-            2 => w::<2, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
-            3 => w::<3, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
-            4 => w::<4, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
-            5 => w::<5, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
-            6 => w::<6, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
-            _ => w::<7, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
-        }
-    }
+    unsafe { by_targets!(w, keys, walk, targets, out, packed) }
 }
 
 /// [`Walker`] on AVX2, as [`walk_avx512`] is on AVX-512.
@@ -202,16 +209,5 @@ fn walk_avx2<const EVEN: bool, const ODD: bool>(
     // SAFETY: `Runs::new` takes this walker only for a kernel named
     // "avx2", which `Kernel::avx2` makes after detecting AVX2, FMA and
     // POPCNT, the features the walk enables.
-    unsafe {
-        match targets.len() {
-            0 => w::<0, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
-            1 => w::<1, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
-            2 => w::<2, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
-            3 => w::<3, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
-            4 => w::<4, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
-            5 => w::<5, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
-            6 => w::<6, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
-            _ => w::<7, EVEN, ODD>(keys, walk, fixed(targets), out, packed),
-        }
-    }
+    unsafe { by_targets!(w, keys, walk, targets, out, packed) }
 }
