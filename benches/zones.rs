@@ -12,7 +12,7 @@ use jumpshard::{BucketCount, NodeTable};
 
 const N: usize = 1000;
 const K: usize = 3;
-const KEYS: usize = 1 << 16;
+const KEYS: usize = 1 << 20;
 
 /// N nodes dealt to `zones` zones in turn, and `removed` of them removed.
 fn table(zones: usize, removed: usize) -> NodeTable {

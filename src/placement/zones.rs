@@ -85,11 +85,14 @@ mod batch;
 mod changes;
 mod domain;
 mod error;
+mod lanes;
+mod order;
 
 pub use error::ZoneError;
 
 use crate::NodeTable;
 use domain::Domain;
+use order::Order;
 
 /// The zoned replica sets of one table: its zones (and racks) prepared
 /// once, for any number of keys. Members are indices into the table's
@@ -102,6 +105,8 @@ pub struct ZonedReplicas<'t> {
     zone_of: Vec<u32>,
     /// The live nodes.
     live: usize,
+    /// The live zones as the lanes order them.
+    order: Order,
 }
 
 impl NodeTable {
@@ -114,11 +119,14 @@ impl NodeTable {
             return Err(ZoneError::Weighted);
         }
         let live = (0..self.nodes().len()).filter(|&n| self.is_live(n)).count();
+        let zones = domain::zones(self);
+        let order = Order::new(&zones, &domains.zone, self.slot_nodes());
         Ok(ZonedReplicas {
             table: self,
-            zones: domain::zones(self),
+            zones,
             zone_of: domains.zone.clone(),
             live,
+            order,
         })
     }
 }
@@ -185,10 +193,17 @@ impl<'t> ZonedReplicas<'t> {
                 out: bad.len(),
             });
         }
-        self.rounds(keys, columns);
+        let kernel = crate::active_kernel();
+        if self.on_lanes(columns.len()) {
+            self.lane_rounds(kernel, keys, columns);
+        } else {
+            self.rounds(kernel, keys, columns);
+        }
         Ok(())
     }
 }
 
+#[cfg(test)]
+mod lanes_tests;
 #[cfg(test)]
 mod tests;

@@ -128,6 +128,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod batch;
 mod change;
 mod domains;
 pub mod fingerprint;

@@ -3,7 +3,7 @@
 //! weights.
 
 use crate::weights::Weights;
-use crate::{BucketCount, Error, Memento};
+use crate::{BucketCount, Error, Kernel, Memento};
 
 /// The placement a table's attributes ask for.
 #[derive(Clone, Debug, PartialEq)]
@@ -56,10 +56,21 @@ impl Placement {
 
     /// The slot of every key, on the kernels.
     pub(super) fn batch(&self, keys: &[u64], n: BucketCount, out: &mut [u32]) -> Result<(), Error> {
+        self.batch_on(crate::active_kernel(), keys, n, out)
+    }
+
+    /// The slot of every key, on `kernel`.
+    pub(super) fn batch_on(
+        &self,
+        kernel: Kernel,
+        keys: &[u64],
+        n: BucketCount,
+        out: &mut [u32],
+    ) -> Result<(), Error> {
         match self {
-            Placement::Jump => crate::batch(keys, n, out),
-            Placement::Memento(m) => m.batch(keys, out),
-            Placement::Weighted { sampler, .. } => sampler.batch(keys, out),
+            Placement::Jump => kernel.batch(keys, n, out),
+            Placement::Memento(m) => m.batch_on(kernel, keys, out),
+            Placement::Weighted { sampler, .. } => sampler.batch_on(kernel, keys, out),
         }
     }
 

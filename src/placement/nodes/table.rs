@@ -256,9 +256,7 @@ impl NodeTable {
     /// [`Error::LengthMismatch`], leaving `out` untouched, when the lengths
     /// differ.
     pub fn batch(&self, keys: &[u64], out: &mut [u32]) -> Result<(), Error> {
-        self.placement.batch(keys, self.bucket_count(), out)?;
-        self.overrides.apply(keys, out);
-        Ok(())
+        self.batch_on(crate::active_kernel(), keys, out)
     }
 
     /// The overridden keys and their nodes, in increasing key order (the

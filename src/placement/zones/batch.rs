@@ -5,7 +5,7 @@
 
 use super::domain::{counts_into, LOCAL};
 use super::ZonedReplicas;
-use crate::active_kernel;
+use crate::Kernel;
 
 /// Keys per round: the scores of every zone for a round stay in cache.
 const ROUND: usize = 4096;
@@ -22,27 +22,27 @@ struct Request {
 }
 
 impl ZonedReplicas<'_> {
-    /// The sets of `keys` into `columns`, whose lengths and count were
-    /// checked, a round of keys at a time.
-    pub(super) fn rounds(&self, keys: &[u64], columns: &mut [&mut [u32]]) {
+    /// The sets of `keys` into `columns` on `kernel`, whose lengths and
+    /// count were checked, a round of keys at a time: every shape of set,
+    /// and what the lanes' (`lanes.rs`) are tested against.
+    pub(super) fn rounds(&self, kernel: Kernel, keys: &[u64], columns: &mut [&mut [u32]]) {
         for (round, chunk) in keys.chunks(ROUND).enumerate() {
             let start = round * ROUND;
             let mut parts: Vec<&mut [u32]> = columns
                 .iter_mut()
                 .map(|c| &mut c[start..start + chunk.len()])
                 .collect();
-            self.round(chunk, &mut parts);
+            self.round(kernel, chunk, &mut parts);
         }
     }
 
     /// The sets of `keys` (at most [`ROUND`]) into `columns`, whose lengths
     /// and count were checked.
-    fn round(&self, keys: &[u64], columns: &mut [&mut [u32]]) {
+    fn round(&self, kernel: Kernel, keys: &[u64], columns: &mut [&mut [u32]]) {
         let (k, n) = (columns.len(), keys.len());
-        let kernel = active_kernel();
         let mut primary = vec![0u32; n];
         self.table
-            .batch(keys, &mut primary)
+            .batch_on(kernel, keys, &mut primary)
             .expect("one slot per key");
         let slot_nodes = self.table.slot_nodes();
         primary
@@ -136,7 +136,7 @@ impl ZonedReplicas<'_> {
                 let mut sets = vec![vec![0u32; group.len()]; size];
                 if size == 1 {
                     memento
-                        .batch(&derived, &mut sets[0])
+                        .batch_on(kernel, &derived, &mut sets[0])
                         .expect("lengths match");
                 } else {
                     let mut refs: Vec<&mut [u32]> = sets.iter_mut().map(|c| &mut c[..]).collect();

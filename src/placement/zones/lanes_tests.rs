@@ -1,0 +1,130 @@
+//! The lanes' sets (`lanes.rs`) against the general rounds (`batch.rs`),
+//! on every kernel this CPU runs: every length to 300 at misaligned
+//! offsets, one to 8 zones of uneven sizes, nodes removed (none, 10%,
+//! 90%), a zone emptied, racks, and each `k` the lanes take.
+
+use crate::verify::SplitMix64;
+use crate::{Kernel, NodeTable};
+
+/// A zoned table: `sizes[z]` nodes in zone `z{z}` in a shuffled order,
+/// racks `r0..r{racks}` when `racks > 0`, about `removed` (a fraction) of
+/// the nodes removed in a random order, and every node of zone 1 removed
+/// when `emptied`. The last row, never removed (removing it first would
+/// shrink the table), is one more node of zone 0.
+fn table(rng: &mut SplitMix64, sizes: &[usize], racks: u64, removed: f64, emptied: bool) -> String {
+    let mut rows: Vec<(usize, usize)> = Vec::new();
+    for (z, &n) in sizes.iter().enumerate() {
+        rows.extend((0..n).map(|i| (z, i)));
+    }
+    for i in (1..rows.len()).rev() {
+        rows.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+    }
+    let mut dying: Vec<usize> = (0..rows.len())
+        .filter(|&r| {
+            let drawn = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            (emptied && rows[r].0 == 1) || drawn < removed
+        })
+        .collect();
+    for i in (1..dying.len()).rev() {
+        dying.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+    }
+    let mut text = String::new();
+    for (row, &(z, i)) in rows.iter().enumerate() {
+        text.push_str(&format!("n{z}-{i} zone=z{z}"));
+        if racks > 0 {
+            text.push_str(&format!(" rack=r{}", rng.next_u64() % racks));
+        }
+        if let Some(d) = dying.iter().position(|&r| r == row) {
+            text.push_str(&format!(" removed={}", d + 1));
+        }
+        text.push('\n');
+    }
+    text + "last zone=z0\n"
+}
+
+/// Every length from 0 to `lengths` of `keys` at misaligned offsets
+/// (keys one past a vector's start, columns three past theirs) on every
+/// kernel, for each `k` the lanes take: each row the general rounds'.
+fn check(text: &str, keys: &[u64], lengths: usize) {
+    let table = NodeTable::parse(text).unwrap();
+    let zoned = table.zoned_replicas().unwrap();
+    let live = zoned.live.min(crate::replicas::MAX_REPLICAS);
+    for k in (1..=live).filter(|&k| zoned.on_lanes(k)) {
+        let mut want = vec![vec![0u32; keys.len()]; k];
+        let mut refs: Vec<&mut [u32]> = want.iter_mut().map(|c| &mut c[..]).collect();
+        zoned.rounds(Kernel::scalar(), keys, &mut refs);
+        for kernel in Kernel::supported() {
+            for len in (0..=lengths.min(keys.len() - 1)).chain([keys.len() - 1]) {
+                let mut got = vec![vec![u32::MAX; len + 3]; k];
+                let mut refs: Vec<&mut [u32]> = got.iter_mut().map(|c| &mut c[3..]).collect();
+                zoned.lane_rounds(kernel, &keys[1..=len], &mut refs);
+                for (j, (got, want)) in got.iter().zip(&want).enumerate() {
+                    assert_eq!(got[..3], [u32::MAX; 3]);
+                    assert_eq!(
+                        got[3..],
+                        want[1..=len],
+                        "{kernel}, k {k}, rank {}, {len} keys, table:\n{text}",
+                        j + 1
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn keys(count: usize) -> Vec<u64> {
+    SplitMix64::new(0x20E5_1A4E).keys(count)
+}
+
+#[test]
+fn the_lanes_are_the_general_rounds_at_every_length() {
+    let mut rng = SplitMix64::new(42);
+    let keys = keys(if cfg!(miri) { 20 } else { 302 });
+    let lengths = if cfg!(miri) { 18 } else { 300 };
+    for zones in 1..=8 {
+        let sizes: Vec<usize> = (0..zones).map(|z| 1 + (z * 5 + 3) % 7).collect();
+        check(&table(&mut rng, &sizes, 0, 0.0, false), &keys, lengths);
+    }
+}
+
+#[test]
+fn the_lanes_are_the_general_rounds_after_removals() {
+    let mut rng = SplitMix64::new(43);
+    let keys = keys(if cfg!(miri) { 20 } else { 2000 });
+    let lengths = if cfg!(miri) { 6 } else { 40 };
+    let cases = if cfg!(miri) { 1 } else { 3 };
+    for zones in 2..=8 {
+        for case in 0..cases {
+            let sizes: Vec<usize> = (0..zones)
+                .map(|_| 1 + (rng.next_u64() % 30) as usize)
+                .collect();
+            let racks = [0, 3, 0][case];
+            for (removed, emptied) in [(0.1, false), (0.9, false), (0.1, true)] {
+                check(
+                    &table(&mut rng, &sizes, racks, removed, emptied),
+                    &keys,
+                    lengths,
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_lanes_fill_rounds_after_the_first() {
+    // Three rounds and a part, where each round writes past the first.
+    let mut rng = SplitMix64::new(44);
+    let keys = keys(if cfg!(miri) { 20 } else { 3 * 4096 + 77 });
+    let sizes = [40, 7, 25, 12, 30];
+    check(&table(&mut rng, &sizes, 2, 0.1, false), &keys, 0);
+}
+
+#[test]
+fn more_zones_than_the_lanes_order_take_the_general_rounds_past_k_1() {
+    let text: String = (0..12).map(|z| format!("n{z} zone=z{z}\n")).collect();
+    let table = NodeTable::parse(&text).unwrap();
+    let zoned = table.zoned_replicas().unwrap();
+    assert!(zoned.on_lanes(1));
+    assert!(!zoned.on_lanes(2));
+    check(&text, &keys(if cfg!(miri) { 10 } else { 300 }), 20);
+}

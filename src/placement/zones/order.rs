@@ -1,0 +1,44 @@
+//! The zones as the lanes order them for a key: the live zones by
+//! descending id, so that a pair of zones is ordered by one compare of
+//! their scores, and each slot's zone among them, so that a key's primary
+//! zone is one lookup of its slot.
+
+use super::domain::Domain;
+
+/// The most live zones the lanes order; more go the general way
+/// (`batch.rs`), which sorts each key's zones: the pairs the lanes compare
+/// grow with the square of the zones.
+pub(super) const MAX_ZONES: usize = 8;
+
+/// The zones as the lanes order them, prepared with the table.
+#[derive(Clone, Debug)]
+pub(crate) struct Order {
+    /// The zones with a live node (indices into the zones) by descending
+    /// id: a tie of scores goes to the earlier, so one compare of the
+    /// scores orders a pair.
+    pub(super) live: Vec<u32>,
+    /// Each slot's zone as a place in `live` (a slot of a dead node, which
+    /// no batch answers, 0).
+    pub(super) slot_zone: Vec<u8>,
+}
+
+impl Order {
+    /// The lanes' view of `zones`, whose nodes `zone_of` maps to them, for
+    /// a table of `slot_nodes`.
+    pub(super) fn new(zones: &[Domain], zone_of: &[u32], slot_nodes: &[u32]) -> Order {
+        let mut live: Vec<u32> = (0..zones.len() as u32)
+            .filter(|&z| zones[z as usize].live > 0)
+            .collect();
+        live.sort_unstable_by_key(|&z| core::cmp::Reverse(zones[z as usize].id));
+        let mut place = vec![0u8; zones.len()];
+        for (p, &z) in live.iter().enumerate() {
+            // Only read when `live` has at most MAX_ZONES zones.
+            place[z as usize] = p.min(MAX_ZONES) as u8;
+        }
+        let slot_zone = slot_nodes
+            .iter()
+            .map(|&node| place[zone_of[node as usize] as usize])
+            .collect();
+        Order { live, slot_zone }
+    }
+}
