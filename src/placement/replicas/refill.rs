@@ -2,14 +2,15 @@
 //! [`RUN`] keys, on the AVX-512 and AVX2 kernels.
 //!
 //! The slots are walked one at a time over the whole run, the highest
-//! first. Each lane walks one key's slot and, once that walk is done,
+//! first, which is Figure 1 itself on the derived keys ([`Runs::top_slot`]).
+//! Each lane walks one key's slot and, once that walk is done,
 //! writes where it ended straight into the slot's column and takes the
 //! next key, so that no lane waits for the slowest key of a vector. The
 //! lowest-slot-wins rule needs no record of the landings: a slot's member
 //! is where it ended unless a lower slot landed there too, and when a
 //! lower slot is walked, the endings of every higher slot of its key are
 //! already known, so each step compares its landing with them (its
-//! *targets*) and a lane that hits one marks its ending with [`HIT`].
+//! *targets*).
 //!
 //! A key is *settled* when no slot of its set hit a target and every slot
 //! past the first landed at least once (a slot that never lands keeps its
@@ -17,7 +18,12 @@
 //! the endings, as they stand. The rest (for n = 1000 and k = 3, about 2%
 //! of the keys: a lower slot lands on a given bucket `x` with probability
 //! about `1 / x`) are done again by the lockstep blocks of
-//! [`super::lanes`], which keep every landing.
+//! [`super::lanes`], which keep every landing. A walk finds out as it goes:
+//! a lane stops at once when it hits a target, or when one of its targets
+//! already marks the key unsettled (an ending below `k`, or one marked
+//! [`HIT`]: [`on_axis`] makes those NaN), and marks its ending with
+//! [`HIT`]. So slot 0's walk, whose targets are every other ending, marks
+//! exactly the unsettled keys, and column 0 alone says which to redo.
 
 use super::lanes::Blocks;
 use super::walk::{slot_walk, HIT, LANES};
@@ -35,7 +41,7 @@ pub(super) const MIN_KEYS: usize = 96;
 
 /// A slot's walk over a run on one instruction set: keys, `(start, end,
 /// shift)` of the slot, the targets, the endings, working memory.
-type Walker = fn(&[u64], (u32, u32, u32), &[&[u32]], &mut [u32], &mut Vec<u64>);
+type Walker = fn(&[u64], (u32, u32, u32), u32, &[&[u32]], &mut [u32], &mut Vec<u64>);
 
 /// Working memory of the runs, reused from run to run.
 pub(super) struct Runs {
@@ -76,7 +82,8 @@ impl Runs {
     /// `columns` (`k` of them, as long as `keys`).
     fn run(&mut self, keys: &[u64], n: u32, columns: &mut [&mut [u32]]) {
         let k = columns.len();
-        for slot in (0..k).rev() {
+        self.top_slot(keys, n, k as u32 - 1, columns[k - 1]);
+        for slot in (0..k - 1).rev() {
             let (lower, higher) = columns.split_at_mut(slot + 1);
             let targets: Vec<&[u32]> = higher.iter().map(|c| &c[..]).collect();
             let walk = slot_walk(slot, k as u32, n);
@@ -91,6 +98,7 @@ impl Runs {
             (self.walker)(
                 states,
                 walk,
+                k as u32,
                 &targets,
                 &mut lower[slot][..],
                 &mut self.packed,
@@ -99,25 +107,32 @@ impl Runs {
         self.settle(keys, n, columns);
     }
 
+    /// The highest slot's (`top = k - 1`) endings into `column`. Its walk starts from
+    /// `b = 0` and has no targets, which makes it Figure 1 itself over the
+    /// derived keys among `n - (k - 1)` buckets, its axis shifted by
+    /// `k - 1`: the kernel's own loop, faster than any walk that keeps
+    /// targets. A walk that never lands ends on its start, `k - 1`, as
+    /// Figure 1's answer 0 shifted does, which [`Runs::settle`] redoes.
+    fn top_slot(&mut self, keys: &[u64], n: u32, top: u32, column: &mut [u32]) {
+        self.derived.clear();
+        self.derived.extend_from_slice(keys);
+        self.kernel.xxh64(&mut self.derived, u64::from(top));
+        self.kernel.run(&self.derived, n - top, column);
+        for member in column.iter_mut() {
+            *member += top;
+        }
+    }
+
     /// Redoes the keys not settled (see the module documentation) with the
     /// lockstep blocks.
     fn settle(&mut self, keys: &[u64], n: u32, columns: &mut [&mut [u32]]) {
         let k = columns.len();
-        // Bit 0: some slot hit a target; bit 1: a slot past the first
-        // never landed (its ending, its start, is below k).
-        let mut flags = vec![0u8; keys.len()];
-        for (slot, column) in columns.iter().enumerate() {
-            let floor = if slot == 0 { 0 } else { k as u32 };
-            for (flag, &e) in flags.iter_mut().zip(column.iter()) {
-                *flag |= u8::from(e & HIT != 0) | u8::from(e < floor) << 1;
-            }
-        }
         self.unsettled.clear();
         self.unsettled.extend(
-            flags
+            columns[0]
                 .iter()
                 .enumerate()
-                .filter(|(_, &f)| f != 0)
+                .filter(|(_, &e)| e & HIT != 0)
                 .map(|(i, _)| i),
         );
         let mut block = [0u64; LANES];
@@ -157,26 +172,39 @@ impl Runs {
     }
 }
 
+/// A higher slot's ending `e` in sets of `k` as a target on the axis
+/// shifted by `shift`: NaN, which no landing equals and which stops the
+/// walk, when `e` makes its key unsettled (below `k`: the slot never
+/// landed; or marked [`HIT`]).
+#[inline]
+pub(super) fn on_axis(e: u32, shift: u32, k: u32) -> f64 {
+    if (k..HIT).contains(&e) {
+        f64::from(e - shift)
+    } else {
+        f64::NAN
+    }
+}
+
 /// `T` targets of `targets`, which holds that many.
 fn fixed<'a, const T: usize>(targets: &[&'a [u32]]) -> [&'a [u32]; T] {
     targets.try_into().expect("T targets")
 }
 
-/// `walk::<T, EVEN, ODD>(keys, walk, targets, out, packed)` for `T` the
-/// number of `targets` (at most `MAX_LANE_SLOTS - 1`), so that each walk
+/// `walk::<T, EVEN, ODD>(keys, walk, k, targets, out, packed)` for `T` the
+/// number of `targets` (1 to `MAX_LANE_SLOTS - 1`: the top slot, with no
+/// targets, is the kernel's, [`Runs::top_slot`]), so that each walk
 /// keeps its targets in registers; `EVEN` and `ODD` must be in scope.
 macro_rules! by_targets {
-    ($walk:ident, $keys:expr, $run:expr, $targets:expr, $out:expr, $packed:expr) => {{
-        let (keys, run, targets, out, packed) = ($keys, $run, $targets, $out, $packed);
+    ($walk:ident, $keys:expr, $run:expr, $k:expr, $targets:expr, $out:expr, $packed:expr) => {{
+        let (keys, run, k, targets, out, packed) = ($keys, $run, $k, $targets, $out, $packed);
         match targets.len() {
-            0 => $walk::<0, EVEN, ODD>(keys, run, fixed(targets), out, packed),
-            1 => $walk::<1, EVEN, ODD>(keys, run, fixed(targets), out, packed),
-            2 => $walk::<2, EVEN, ODD>(keys, run, fixed(targets), out, packed),
-            3 => $walk::<3, EVEN, ODD>(keys, run, fixed(targets), out, packed),
-            4 => $walk::<4, EVEN, ODD>(keys, run, fixed(targets), out, packed),
-            5 => $walk::<5, EVEN, ODD>(keys, run, fixed(targets), out, packed),
-            6 => $walk::<6, EVEN, ODD>(keys, run, fixed(targets), out, packed),
-            _ => $walk::<7, EVEN, ODD>(keys, run, fixed(targets), out, packed),
+            1 => $walk::<1, EVEN, ODD>(keys, run, k, fixed(targets), out, packed),
+            2 => $walk::<2, EVEN, ODD>(keys, run, k, fixed(targets), out, packed),
+            3 => $walk::<3, EVEN, ODD>(keys, run, k, fixed(targets), out, packed),
+            4 => $walk::<4, EVEN, ODD>(keys, run, k, fixed(targets), out, packed),
+            5 => $walk::<5, EVEN, ODD>(keys, run, k, fixed(targets), out, packed),
+            6 => $walk::<6, EVEN, ODD>(keys, run, k, fixed(targets), out, packed),
+            _ => $walk::<7, EVEN, ODD>(keys, run, k, fixed(targets), out, packed),
         }
     }};
 }
@@ -186,6 +214,7 @@ macro_rules! by_targets {
 fn walk_avx512<const EVEN: bool, const ODD: bool>(
     keys: &[u64],
     walk: (u32, u32, u32),
+    k: u32,
     targets: &[&[u32]],
     out: &mut [u32],
     packed: &mut Vec<u64>,
@@ -194,13 +223,14 @@ fn walk_avx512<const EVEN: bool, const ODD: bool>(
     // SAFETY: `Runs::new` takes this walker only for a kernel named
     // "avx512", which `Kernel::avx512` makes after detecting AVX-512F,
     // AVX-512DQ, AVX2, FMA and POPCNT, the features the walk enables.
-    unsafe { by_targets!(w, keys, walk, targets, out, packed) }
+    unsafe { by_targets!(w, keys, walk, k, targets, out, packed) }
 }
 
 /// [`Walker`] on AVX2, as [`walk_avx512`] is on AVX-512.
 fn walk_avx2<const EVEN: bool, const ODD: bool>(
     keys: &[u64],
     walk: (u32, u32, u32),
+    k: u32,
     targets: &[&[u32]],
     out: &mut [u32],
     packed: &mut Vec<u64>,
@@ -209,5 +239,5 @@ fn walk_avx2<const EVEN: bool, const ODD: bool>(
     // SAFETY: `Runs::new` takes this walker only for a kernel named
     // "avx2", which `Kernel::avx2` makes after detecting AVX2, FMA and
     // POPCNT, the features the walk enables.
-    unsafe { by_targets!(w, keys, walk, targets, out, packed) }
+    unsafe { by_targets!(w, keys, walk, k, targets, out, packed) }
 }

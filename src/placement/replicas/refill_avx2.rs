@@ -9,6 +9,7 @@
 
 use core::arch::x86_64::*;
 
+use super::refill_avx512::{write, TRICKLE};
 use super::walk::HIT;
 use crate::arch::x86_64::avx2::{lane_mask, lcg, permutation, PACK, SPREAD};
 use crate::arch::x86_64::quotient::{quotient_256, scaled_divisor_256};
@@ -20,8 +21,20 @@ const LANES: usize = 4;
 /// divider stays busy.
 const GROUPS: usize = 6;
 
-/// Steps between two refills (see `refill_avx512`).
-const STEPS: usize = 2;
+/// Steps between two refills: as the kernel's rounds
+/// ([`crate::arch::long_keys`] of the set's bucket count `n`), more steps
+/// for longer walks; a lane done at the first idles for the rest, but the
+/// retire and refill are paid once for all.
+fn steps(n: u32) -> usize {
+    if crate::arch::long_keys(n) {
+        STEPS_LONG
+    } else {
+        STEPS_LONG - 1
+    }
+}
+
+/// Steps between two refills in long walks.
+const STEPS_LONG: usize = 3;
 
 /// `2^52`: added to an integer-valued double below `2^52`, it leaves the
 /// integer in the low bits of the sum's encoding.
@@ -38,8 +51,6 @@ struct Lanes<const T: usize> {
     limit: __m256d,
     /// Each lane's key as an index into the run, in the high half.
     position: __m256i,
-    /// All ones in a lane that landed on one of its targets.
-    hit: __m256d,
     /// The endings of the higher slots of each lane's key, on this walk's
     /// axis.
     targets: [__m256d; T],
@@ -48,7 +59,9 @@ struct Lanes<const T: usize> {
 /// The unread keys and the walk's constants.
 struct Feed<'a, const T: usize> {
     states: &'a [u64],
-    targets: [&'a [u32]; T],
+    /// The targets on this walk's axis, as the bits of doubles, each
+    /// padded with [`LANES`] zeros so that every load is a whole vector.
+    targets: [&'a [u64]; T],
     next: usize,
     start: __m256d,
     shift: __m256d,
@@ -69,26 +82,23 @@ impl<const T: usize> Feed<'_, T> {
         let valid = lane_mask((1u32 << left.min(LANES)) - 1);
         let spread = permutation(&SPREAD, take);
         let taken = lane_mask(take);
-        // SAFETY: the masked loads read only the `valid` lanes, the keys
-        // and targets `next..next + min(left, 4)`, which lie inside their
-        // slices (each `states.len()` long); masked-off lanes read nothing.
+        // SAFETY: the masked load reads only the `valid` lanes, the keys
+        // `next..next + min(left, 4)`, which lie inside `states`;
+        // masked-off lanes read nothing. Each target load reads the 32
+        // bytes of a bounds-checked slice of 4 `u64`.
         unsafe {
             let fresh = _mm256_maskload_epi64(self.states.as_ptr().add(self.next).cast(), valid);
             let fresh = _mm256_permutevar8x32_epi32(fresh, spread);
             lanes.state = _mm256_blendv_epi8(lanes.state, fresh, taken);
-            let valid32 = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(
-                valid,
-                _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6),
-            ));
+            // An idle lane's targets become -1, which no `b` equals: it
+            // never stops.
+            let idle = _mm256_castsi256_pd(lane_mask(free & !take));
             for m in 0..T {
-                debug_assert_eq!(self.targets[m].len(), self.states.len());
-                let t = _mm_maskload_epi32(self.targets[m].as_ptr().add(self.next).cast(), valid32);
-                // A target with `HIT` set reads as negative: it matches
-                // no landing, and its key is redone anyway.
-                let t = _mm256_sub_pd(_mm256_cvtepi32_pd(t), self.shift);
+                let t = &self.targets[m][self.next..self.next + LANES];
+                let t = _mm256_loadu_pd(t.as_ptr().cast());
                 let t = _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(t), spread));
-                lanes.targets[m] =
-                    _mm256_blendv_pd(lanes.targets[m], t, _mm256_castsi256_pd(taken));
+                let t = _mm256_blendv_pd(lanes.targets[m], t, _mm256_castsi256_pd(taken));
+                lanes.targets[m] = _mm256_blendv_pd(t, _mm256_set1_pd(-1.0), idle);
             }
         }
         let ranks = _mm256_permutevar8x32_epi32(_mm256_setr_epi64x(0, 1, 2, 3), spread);
@@ -99,10 +109,36 @@ impl<const T: usize> Feed<'_, T> {
         lanes.position = _mm256_blendv_epi8(lanes.position, positions, taken);
         let taken = _mm256_castsi256_pd(taken);
         lanes.b = _mm256_blendv_pd(lanes.b, self.start, taken);
-        lanes.hit = _mm256_andnot_pd(taken, lanes.hit);
         let idle = _mm256_castsi256_pd(lane_mask(free & !take));
         lanes.limit = _mm256_blendv_pd(lanes.limit, _mm256_set1_pd(f64::NAN), idle);
         self.next += take.count_ones() as usize;
+    }
+}
+
+/// The endings of a higher slot (`targets`) on a walk's axis, as
+/// `refill_avx512::on_axis` has them, on AVX2.
+#[inline]
+#[target_feature(enable = "avx2,fma,popcnt")]
+fn on_axis(targets: &[u32], shift: u32, k: u32, axis: &mut [u64]) {
+    let full = targets.len() / LANES * LANES;
+    let by = _mm256_set1_pd(f64::from(shift));
+    let floor = _mm256_set1_pd(f64::from(k));
+    for (t, a) in targets[..full]
+        .chunks_exact(LANES)
+        .zip(axis.chunks_exact_mut(LANES))
+    {
+        // SAFETY: `t` is 4 `u32` (16 bytes, read) and `a` 4 `u64` (32
+        // bytes, written), exactly what the unaligned load and store touch.
+        unsafe {
+            // An ending with `HIT` set reads as negative, below `k`.
+            let t = _mm256_cvtepi32_pd(_mm_loadu_si128(t.as_ptr().cast()));
+            let landed = _mm256_cmp_pd::<_CMP_GE_OQ>(t, floor);
+            let t = _mm256_blendv_pd(_mm256_set1_pd(f64::NAN), _mm256_sub_pd(t, by), landed);
+            _mm256_storeu_pd(a.as_mut_ptr().cast(), t);
+        }
+    }
+    for (a, &t) in axis[full..].iter_mut().zip(&targets[full..]) {
+        *a = super::refill::on_axis(t, shift, k).to_bits();
     }
 }
 
@@ -123,15 +159,24 @@ fn lowest_lanes(free: u32, count: usize) -> u32 {
 pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
     states: &[u64],
     (start, end, shift): (u32, u32, u32),
+    k: u32,
     targets: [&[u32]; T],
     out: &mut [u32],
     packed: &mut Vec<u64>,
 ) {
     let len = states.len();
     debug_assert_eq!(out.len(), len);
-    // Every store of a whole vector of answers starts below `len`.
+    // Every store of a whole vector of answers starts below `len`. The
+    // targets follow, converted once rather than at every refill.
     packed.clear();
-    packed.resize(len + LANES, 0);
+    packed.resize((T + 1) * (len + LANES), 0);
+    let (packed, axis) = packed.split_at_mut(len + LANES);
+    let mut converted = axis.chunks_exact_mut(len + LANES);
+    let targets = targets.map(|t| {
+        let c = converted.next().expect("T areas");
+        on_axis(t, shift, k, c);
+        &*c
+    });
     let mut feed = Feed {
         states,
         targets,
@@ -145,7 +190,6 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
         b: feed.start,
         limit,
         position: _mm256_setzero_si256(),
-        hit: _mm256_setzero_pd(),
         targets: [_mm256_setzero_pd(); T],
     }; GROUPS];
     for lanes in &mut groups {
@@ -154,10 +198,13 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
     let bias = _mm256_set1_pd(TWO52);
     let low = _mm256_set1_epi64x(0xFFFF_FFFF);
     let hit_bit = _mm256_set1_epi64x(i64::from(HIT));
+    let steps = steps(end + shift);
     let mut done = 0;
+    // The endings before `written` are in `out` already.
+    let mut written = 0;
     while done < len {
         let mut finished = [_mm256_setzero_pd(); GROUPS];
-        for _ in 0..STEPS {
+        for _ in 0..steps {
             for g in 0..GROUPS {
                 let lanes = &mut groups[g];
                 lanes.state = lcg(lanes.state);
@@ -182,13 +229,14 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
                     lanes.b,
                     _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(going_on),
                 );
-                // A lane that finished still holds its last landing, which
-                // it compared when it landed: compared again, it adds
-                // nothing.
+                // A lane that lands on a target, or has a NaN one, is
+                // done, its key unsettled (see `refill_avx512`). One that
+                // finished still holds its last landing, which it
+                // compared when it landed: compared again, it adds nothing.
                 for m in 0..T {
-                    lanes.hit = _mm256_or_pd(
-                        lanes.hit,
-                        _mm256_cmp_pd::<_CMP_EQ_OQ>(lanes.b, lanes.targets[m]),
+                    finished[g] = _mm256_or_pd(
+                        finished[g],
+                        _mm256_cmp_pd::<_CMP_EQ_UQ>(lanes.b, lanes.targets[m]),
                     );
                 }
             }
@@ -196,14 +244,18 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
         for g in 0..GROUPS {
             let lanes = &mut groups[g];
             let free = _mm256_movemask_pd(finished[g]) as u32;
-            // position << 32 | (b + shift) | HIT if it landed on a target.
+            // position << 32 | (b + shift) | HIT if its key is unsettled.
+            let mut hit = _mm256_setzero_pd();
+            for m in 0..T {
+                hit = _mm256_or_pd(hit, _mm256_cmp_pd::<_CMP_EQ_UQ>(lanes.b, lanes.targets[m]));
+            }
             let ending = _mm256_and_si256(
                 _mm256_castpd_si256(_mm256_add_pd(_mm256_add_pd(lanes.b, feed.shift), bias)),
                 low,
             );
             let answer = _mm256_or_si256(
                 _mm256_or_si256(lanes.position, ending),
-                _mm256_and_si256(_mm256_castpd_si256(lanes.hit), hit_bit),
+                _mm256_and_si256(_mm256_castpd_si256(hit), hit_bit),
             );
             let answer = _mm256_permutevar8x32_epi32(answer, permutation(&PACK, free));
             let slots = &mut packed[done..done + LANES];
@@ -214,8 +266,12 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
             done += free.count_ones() as usize;
             feed.refill(lanes, free);
         }
+        // A few endings to `out` each round, scalar stores that overlap
+        // the vector work, rather than all of them after the walk.
+        if done - written >= TRICKLE {
+            write(&packed[written..written + TRICKLE], out);
+            written += TRICKLE;
+        }
     }
-    for &p in &packed[..len] {
-        out[(p >> 32) as usize] = p as u32;
-    }
+    write(&packed[written..len], out);
 }

@@ -21,9 +21,20 @@ const LANES: usize = 8;
 /// multiply-add, compare) overlap while the divider stays busy.
 const GROUPS: usize = 6;
 
-/// Steps between two refills: a lane done at the first idles for the
-/// second, but the retire and refill are paid once for both.
-const STEPS: usize = 3;
+/// Steps between two refills: as the kernel's rounds
+/// ([`crate::arch::long_keys`] of the set's bucket count `n`), more steps
+/// for longer walks; a lane done at the first idles for the rest, but the
+/// retire and refill are paid once for all.
+fn steps(n: u32) -> usize {
+    if crate::arch::long_keys(n) {
+        STEPS_LONG
+    } else {
+        STEPS_LONG - 1
+    }
+}
+
+/// Steps between two refills in long walks.
+const STEPS_LONG: usize = 4;
 
 /// One vector of lanes.
 #[derive(Clone, Copy)]
@@ -36,8 +47,6 @@ struct Lanes<const T: usize> {
     b: __m512d,
     /// Each lane's key, as an index into the run.
     position: __m512i,
-    /// The lanes that landed on one of their targets.
-    hit: __mmask8,
     /// The endings of the higher slots of each lane's key, on this walk's
     /// axis.
     targets: [__m512d; T],
@@ -46,7 +55,9 @@ struct Lanes<const T: usize> {
 /// The unread keys and the walk's constants.
 struct Feed<'a, const T: usize> {
     states: &'a [u64],
-    targets: [&'a [u32]; T],
+    /// The targets on this walk's axis, as the bits of doubles, each
+    /// padded with [`LANES`] zeros so that every load is a whole vector.
+    targets: [&'a [u64]; T],
     next: usize,
     start: __m512d,
     shift: __m512d,
@@ -64,19 +75,16 @@ impl<const T: usize> Feed<'_, T> {
         } else {
             (lowest_lanes(free, left), ((1u32 << left) - 1) as __mmask8)
         };
-        // SAFETY: the masked loads read only the `valid` lanes, the keys
-        // and targets `next..next + min(left, 8)`, which lie inside their
-        // slices (each `states.len()` long); masked-off lanes read nothing.
+        // SAFETY: the masked load reads only the `valid` lanes, the keys
+        // `next..next + min(left, 8)`, which lie inside `states`;
+        // masked-off lanes read nothing. Each target load reads the 64
+        // bytes of a bounds-checked slice of 8 `u64`.
         unsafe {
             let fresh = _mm512_maskz_loadu_epi64(valid, self.states.as_ptr().add(self.next).cast());
             lanes.state = _mm512_mask_expand_epi64(lanes.state, take, fresh);
             for m in 0..T {
-                debug_assert_eq!(self.targets[m].len(), self.states.len());
-                let t = _mm512_maskz_loadu_epi32(
-                    __mmask16::from(valid),
-                    self.targets[m].as_ptr().add(self.next).cast(),
-                );
-                let t = _mm512_sub_pd(_mm512_cvtepu32_pd(_mm512_castsi512_si256(t)), self.shift);
+                let t = &self.targets[m][self.next..self.next + LANES];
+                let t = _mm512_loadu_pd(t.as_ptr().cast());
                 lanes.targets[m] = _mm512_mask_expand_pd(lanes.targets[m], take, t);
             }
         }
@@ -86,9 +94,56 @@ impl<const T: usize> Feed<'_, T> {
         );
         lanes.position = _mm512_mask_expand_epi64(lanes.position, take, positions);
         lanes.b = _mm512_mask_mov_pd(lanes.b, take, self.start);
-        lanes.b = _mm512_mask_mov_pd(lanes.b, free & !take, _mm512_set1_pd(f64::NEG_INFINITY));
-        lanes.hit &= !take;
+        // An idle lane's `b`, minus infinity, equals none of its targets,
+        // once they are made ordered: it never stops.
+        let idle = free & !take;
+        lanes.b = _mm512_mask_mov_pd(lanes.b, idle, _mm512_set1_pd(f64::NEG_INFINITY));
+        for m in 0..T {
+            lanes.targets[m] = _mm512_mask_mov_pd(lanes.targets[m], idle, _mm512_setzero_pd());
+        }
         self.next += take.count_ones() as usize;
+    }
+}
+
+/// The endings of a higher slot of sets of `k` (`targets`) on a walk's
+/// axis (minus `shift`), as the bits of doubles, into the first
+/// `targets.len()` elements of `axis`; NaN for an ending that makes its key
+/// unsettled: one below `k` (a slot that never landed) or with [`HIT`].
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx2,fma,popcnt")]
+fn on_axis(targets: &[u32], shift: u32, k: u32, axis: &mut [u64]) {
+    let full = targets.len() / LANES * LANES;
+    let by = _mm512_set1_pd(f64::from(shift));
+    let (floor, hit) = (_mm512_set1_pd(f64::from(k)), _mm512_set1_pd(f64::from(HIT)));
+    for (t, a) in targets[..full]
+        .chunks_exact(LANES)
+        .zip(axis.chunks_exact_mut(LANES))
+    {
+        // SAFETY: `t` is 8 `u32` (32 bytes, read) and `a` 8 `u64` (64
+        // bytes, written), exactly what the unaligned load and store touch.
+        unsafe {
+            let t = _mm512_cvtepu32_pd(_mm256_loadu_si256(t.as_ptr().cast()));
+            let landed = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(t, floor)
+                & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(t, hit);
+            let t = _mm512_mask_sub_pd(_mm512_set1_pd(f64::NAN), landed, t, by);
+            _mm512_storeu_pd(a.as_mut_ptr().cast(), t);
+        }
+    }
+    for (a, &t) in axis[full..].iter_mut().zip(&targets[full..]) {
+        *a = super::refill::on_axis(t, shift, k).to_bits();
+    }
+}
+
+/// Endings written to `out` after each round, once that many wait: a
+/// round retires about 20 keys.
+pub(super) const TRICKLE: usize = 16;
+
+/// Writes each packed ending, `position << 32 | ending`, to its position
+/// in `out`.
+#[inline]
+pub(super) fn write(packed: &[u64], out: &mut [u32]) {
+    for &p in packed {
+        out[(p >> 32) as usize] = p as u32;
     }
 }
 
@@ -102,9 +157,11 @@ fn lowest_lanes(free: __mmask8, count: usize) -> __mmask8 {
 }
 
 /// The walk from `b = start` with the keys `states`, landing on `next +
-/// shift` while `next < end`: `out[i]` is where key `i`'s walk ends (its
-/// last landing plus `shift`, or `start + shift`), with [`HIT`] set when
-/// it landed on `targets[m][i]` for some `m`. `packed` is working memory.
+/// shift` while `next < end`, in sets of `k`: `out[i]` is where key `i`'s
+/// walk ends (its last landing plus `shift`, or `start + shift`), or, with
+/// [`HIT`] set, where it stopped because key `i` is unsettled: the walk
+/// landed on `targets[m][i]` for some `m`, or that ending is below `k` or
+/// has [`HIT`] itself (see `super::refill`). `packed` is working memory.
 /// Even-numbered vectors take the refined reciprocal when `EVEN`, odd ones
 /// when `ODD` (else IEEE division), as the kernel's division strategy
 /// says: the quotient is the same either way.
@@ -115,15 +172,24 @@ fn lowest_lanes(free: __mmask8, count: usize) -> __mmask8 {
 pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
     states: &[u64],
     (start, end, shift): (u32, u32, u32),
+    k: u32,
     targets: [&[u32]; T],
     out: &mut [u32],
     packed: &mut Vec<u64>,
 ) {
     let len = states.len();
     debug_assert_eq!(out.len(), len);
-    // Every store of a whole vector of answers starts below `len`.
+    // Every store of a whole vector of answers starts below `len`. The
+    // targets follow, converted once rather than at every refill.
     packed.clear();
-    packed.resize(len + LANES, 0);
+    packed.resize((T + 1) * (len + LANES), 0);
+    let (packed, axis) = packed.split_at_mut(len + LANES);
+    let mut converted = axis.chunks_exact_mut(len + LANES);
+    let targets = targets.map(|t| {
+        let c = converted.next().expect("T areas");
+        on_axis(t, shift, k, c);
+        &*c
+    });
     let mut feed = Feed {
         states,
         targets,
@@ -136,7 +202,6 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
         state: _mm512_setzero_si512(),
         b: feed.start,
         position: _mm512_setzero_si512(),
-        hit: 0,
         targets: [_mm512_setzero_pd(); T],
     }; GROUPS];
     for lanes in &mut groups {
@@ -145,10 +210,13 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
     let multiplier = _mm512_set1_epi64(LCG_MULTIPLIER as i64);
     let one = _mm512_set1_epi64(1);
     let hit_bit = _mm512_set1_epi64(i64::from(HIT));
+    let steps = steps(end + shift);
     let mut done = 0;
+    // The endings before `written` are in `out` already.
+    let mut written = 0;
     while done < len {
         let mut active: [__mmask8; GROUPS] = [0xFF; GROUPS];
-        for _ in 0..STEPS {
+        for _ in 0..steps {
             for g in 0..GROUPS {
                 let lanes = &mut groups[g];
                 lanes.state = _mm512_add_epi64(_mm512_mullo_epi64(lanes.state, multiplier), one);
@@ -167,20 +235,34 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
                 lanes.b = _mm512_mask_roundscale_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(
                     lanes.b, active[g], x,
                 );
+                // A lane that lands on a target, or has a NaN one, is
+                // done: its key goes to `Runs::settle`, which needs only
+                // to know that, so the walk stops there, and it is read
+                // off the lane at retirement, which keeps one mask per
+                // group (a second one would go through memory).
                 for m in 0..T {
-                    lanes.hit |=
-                        _mm512_mask_cmp_pd_mask::<_CMP_EQ_OQ>(active[g], lanes.b, lanes.targets[m]);
+                    active[g] = _mm512_mask_cmp_pd_mask::<_CMP_NEQ_OQ>(
+                        active[g],
+                        lanes.b,
+                        lanes.targets[m],
+                    );
                 }
             }
         }
         for g in 0..GROUPS {
             let lanes = &mut groups[g];
             let finished = !active[g];
+            // The lanes whose key is unsettled: stopped on a target, or
+            // with a NaN one.
+            let mut hit = 0;
+            for m in 0..T {
+                hit |= _mm512_mask_cmp_pd_mask::<_CMP_EQ_UQ>(finished, lanes.b, lanes.targets[m]);
+            }
             // position << 32 | (b + shift) | HIT if it landed on a target.
             let ending = _mm512_cvttpd_epi64(_mm512_add_pd(lanes.b, feed.shift));
             let answer = _mm512_or_si512(
                 _mm512_or_si512(_mm512_slli_epi64::<32>(lanes.position), ending),
-                _mm512_maskz_mov_epi64(lanes.hit, hit_bit),
+                _mm512_maskz_mov_epi64(hit, hit_bit),
             );
             let slots = &mut packed[done..done + LANES];
             // SAFETY: `slots` is 8 `u64`, the 64 bytes the store writes; a
@@ -195,8 +277,12 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
             done += finished.count_ones() as usize;
             feed.refill(lanes, finished);
         }
+        // A few endings to `out` each round, scalar stores that overlap
+        // the vector work, rather than all of them after the walk.
+        if done - written >= TRICKLE {
+            write(&packed[written..written + TRICKLE], out);
+            written += TRICKLE;
+        }
     }
-    for &p in &packed[..len] {
-        out[(p >> 32) as usize] = p as u32;
-    }
+    write(&packed[written..len], out);
 }
