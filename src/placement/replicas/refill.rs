@@ -21,7 +21,7 @@
 //! [`super::lanes`], which keep every landing. A walk finds out as it goes:
 //! a lane stops at once when it hits a target, or when one of its targets
 //! already marks the key unsettled (an ending below `k`, or one marked
-//! [`HIT`]: [`on_axis`] makes those NaN), and marks its ending with
+//! [`HIT`]: `walk::on_axis` makes those NaN), and marks its ending with
 //! [`HIT`]. So slot 0's walk, whose targets are every other ending, marks
 //! exactly the unsettled keys, and column 0 alone says which to redo.
 
@@ -169,19 +169,6 @@ impl Runs {
             self.run(keys, n, &mut parts);
             adjust(keys, &mut parts);
         }
-    }
-}
-
-/// A higher slot's ending `e` in sets of `k` as a target on the axis
-/// shifted by `shift`: NaN, which no landing equals and which stops the
-/// walk, when `e` makes its key unsettled (below `k`: the slot never
-/// landed; or marked [`HIT`]).
-#[inline]
-pub(super) fn on_axis(e: u32, shift: u32, k: u32) -> f64 {
-    if (k..HIT).contains(&e) {
-        f64::from(e - shift)
-    } else {
-        f64::NAN
     }
 }
 

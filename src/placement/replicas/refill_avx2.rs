@@ -9,8 +9,7 @@
 
 use core::arch::x86_64::*;
 
-use super::refill_avx512::{write, TRICKLE};
-use super::walk::HIT;
+use super::walk::{write, HIT, TRICKLE};
 use crate::arch::x86_64::avx2::{lane_mask, lcg, permutation, PACK, SPREAD};
 use crate::arch::x86_64::quotient::{quotient_256, scaled_divisor_256};
 
@@ -138,7 +137,7 @@ fn on_axis(targets: &[u32], shift: u32, k: u32, axis: &mut [u64]) {
         }
     }
     for (a, &t) in axis[full..].iter_mut().zip(&targets[full..]) {
-        *a = super::refill::on_axis(t, shift, k).to_bits();
+        *a = super::walk::on_axis(t, shift, k).to_bits();
     }
 }
 

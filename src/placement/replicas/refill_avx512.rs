@@ -10,7 +10,7 @@
 
 use core::arch::x86_64::*;
 
-use super::walk::HIT;
+use super::walk::{write, HIT, TRICKLE};
 use crate::arch::x86_64::quotient::{quotient_512, scaled_divisor_512};
 use crate::kernel::scalar::LCG_MULTIPLIER;
 
@@ -130,20 +130,7 @@ fn on_axis(targets: &[u32], shift: u32, k: u32, axis: &mut [u64]) {
         }
     }
     for (a, &t) in axis[full..].iter_mut().zip(&targets[full..]) {
-        *a = super::refill::on_axis(t, shift, k).to_bits();
-    }
-}
-
-/// Endings written to `out` after each round, once that many wait: a
-/// round retires about 20 keys.
-pub(super) const TRICKLE: usize = 16;
-
-/// Writes each packed ending, `position << 32 | ending`, to its position
-/// in `out`.
-#[inline]
-pub(super) fn write(packed: &[u64], out: &mut [u32]) {
-    for &p in packed {
-        out[(p >> 32) as usize] = p as u32;
+        *a = super::walk::on_axis(t, shift, k).to_bits();
     }
 }
 

@@ -17,11 +17,40 @@ pub(super) const MAX_STEPS: usize = 40;
 /// bucket (every bucket is below 2^31 - 1).
 pub(super) const NONE: u32 = 0x8000_0000;
 
-/// Set in a slot's ending by the refilling walks (`refill*.rs`) when the
-/// walk landed on one of its targets: above every bucket (all are below
+/// Set in a slot's ending by the refilling walks (`refill*.rs`) when its
+/// key is unsettled (see `refill`): above every bucket (all are below
 /// 2^31 - 1).
 #[cfg(target_arch = "x86_64")]
 pub(super) const HIT: u32 = 1 << 31;
+
+/// A higher slot's ending `e` in sets of `k` as a target on the axis
+/// shifted by `shift`: NaN, which no landing equals and which stops the
+/// walk, when `e` makes its key unsettled (below `k`: the slot never
+/// landed; or marked [`HIT`]).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(super) fn on_axis(e: u32, shift: u32, k: u32) -> f64 {
+    if (k..HIT).contains(&e) {
+        f64::from(e - shift)
+    } else {
+        f64::NAN
+    }
+}
+
+/// Endings written to `out` after each round, once that many wait: a
+/// round retires about 20 keys.
+#[cfg(target_arch = "x86_64")]
+pub(super) const TRICKLE: usize = 16;
+
+/// Writes each packed ending, `position << 32 | ending`, to its position
+/// in `out`.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(super) fn write(packed: &[u64], out: &mut [u32]) {
+    for &p in packed {
+        out[(p >> 32) as usize] = p as u32;
+    }
+}
 
 /// One slot's walk over a block: `rows[s][l]` is lane `l`'s landing at
 /// step `s`, or [`NONE`].
