@@ -38,6 +38,13 @@
 
 use crate::{active_kernel, BucketCount, Error};
 
+pub(crate) mod lanes;
+mod offsets;
+
+pub(crate) use lanes::BLOCK;
+pub use offsets::Offset;
+pub(crate) use offsets::{check_offsets, slices};
+
 /// The 64-bit key of a byte string: XXH3-64 with seed 0.
 ///
 /// ```
@@ -79,76 +86,6 @@ pub fn bucket_bytes(key: &[u8], num_buckets: BucketCount) -> u32 {
     crate::bucket(prehash(key), num_buckets)
 }
 
-mod sealed {
-    pub trait Sealed {}
-}
-
-/// An integer type usable as a byte-key offset: Arrow's `i32` and `i64`
-/// offsets, and the unsigned types.
-pub trait Offset: Copy + sealed::Sealed {
-    /// The offset widened so that every value of every offset type fits.
-    fn widen(self) -> i128;
-}
-
-macro_rules! offset {
-    ($($t:ty),*) => {$(
-        impl sealed::Sealed for $t {}
-        impl Offset for $t {
-            #[inline]
-            fn widen(self) -> i128 {
-                self as i128
-            }
-        }
-    )*};
-}
-
-offset!(i32, i64, u32, u64, usize);
-
-/// Checks that `offsets` cut `data` into `keys` byte strings: `keys + 1`
-/// offsets, each within `0..=data.len()`, none smaller than the one before.
-pub(crate) fn check_offsets<O: Offset>(
-    data: &[u8],
-    offsets: &[O],
-    keys: usize,
-) -> Result<(), Error> {
-    if offsets.len() != keys.saturating_add(1) {
-        return Err(Error::OffsetCount {
-            offsets: offsets.len(),
-            keys,
-        });
-    }
-    let mut previous = 0i128;
-    for (index, offset) in offsets.iter().map(|o| o.widen()).enumerate() {
-        if offset < 0 || offset > data.len() as i128 {
-            return Err(Error::OffsetOutOfRange {
-                index,
-                offset,
-                data_len: data.len(),
-            });
-        }
-        if index > 0 && offset < previous {
-            return Err(Error::OffsetDecreasing {
-                index,
-                offset,
-                previous,
-            });
-        }
-        previous = offset;
-    }
-    Ok(())
-}
-
-/// The byte strings of a checked offsets array, in order.
-pub(crate) fn slices<'a, O: Offset>(
-    data: &'a [u8],
-    offsets: &'a [O],
-) -> impl Iterator<Item = &'a [u8]> {
-    // The offsets were checked to lie in 0..=data.len(), so they fit in usize.
-    offsets
-        .windows(2)
-        .map(move |w| &data[w[0].widen() as usize..w[1].widen() as usize])
-}
-
 /// The [`prehash`] of every byte string in an Arrow-style layout, `out[i]`
 /// for `data[offsets[i]..offsets[i + 1]]`.
 ///
@@ -175,15 +112,12 @@ pub(crate) fn slices<'a, O: Offset>(
 /// ```
 pub fn prehash_batch<O: Offset>(data: &[u8], offsets: &[O], out: &mut [u64]) -> Result<(), Error> {
     check_offsets(data, offsets, out.len())?;
-    for (o, key) in out.iter_mut().zip(slices(data, offsets)) {
-        *o = prehash(key);
+    let mut prehash = lanes::Prehash::new(active_kernel(), 0);
+    for (i, out) in out.chunks_mut(BLOCK).enumerate() {
+        prehash.block(data, &offsets[i * BLOCK..=i * BLOCK + out.len()], out);
     }
     Ok(())
 }
-
-/// Keys pre-hashed per block before the kernel runs on them: small enough
-/// to stay in L1 and on the stack, large enough for any SIMD kernel.
-pub(crate) const BLOCK: usize = 256;
 
 /// The bucket of every byte string in an Arrow-style layout among
 /// `num_buckets`, `out[i]` for `data[offsets[i]..offsets[i + 1]]`, on the
@@ -237,18 +171,11 @@ pub fn batch_bytes_seeded<O: Offset>(
 ) -> Result<(), Error> {
     check_offsets(data, offsets, out.len())?;
     let kernel = active_kernel();
+    let mut prehash = lanes::Prehash::new(kernel, seed);
     let mut keys = [0u64; BLOCK];
-    let mut strings = slices(data, offsets);
-    for out in out.chunks_mut(BLOCK) {
+    for (i, out) in out.chunks_mut(BLOCK).enumerate() {
         let keys = &mut keys[..out.len()];
-        for (k, s) in keys.iter_mut().zip(&mut strings) {
-            // Seed 0 keeps the default secret, with no per-key derivation.
-            *k = if seed == 0 {
-                prehash(s)
-            } else {
-                prehash_seeded(s, seed)
-            };
-        }
+        prehash.block(data, &offsets[i * BLOCK..=i * BLOCK + out.len()], keys);
         kernel.run(keys, num_buckets.get(), out);
     }
     Ok(())

@@ -17,6 +17,7 @@ pub(crate) mod division;
 pub(crate) mod filter;
 pub(crate) mod names;
 pub(crate) mod scalar;
+pub(crate) mod xxh3;
 pub(crate) mod xxh64;
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]

@@ -1,0 +1,244 @@
+//! XXH3-64 of keys of at most 16 bytes on AVX-512's 8 lanes (see
+//! `crate::kernel::xxh3::short` for the formulas and the words): the words
+//! by two gathers, the products by AVX-512DQ's 64-bit multiply. Each vector computes only the length
+//! classes its lanes hold, so a batch of one length pays for one formula.
+
+use core::arch::x86_64::*;
+
+use crate::kernel::xxh3::short::{Seeded, MAX_LEN, MX1, MX2, P64_2, P64_3};
+
+const LANES: usize = 8;
+
+/// Writes the hash of every key of `data` cut by `offsets` into `out`
+/// and lists the keys over 16 bytes in `long`, returning how many (see
+/// `Kernel::xxh3_short`).
+///
+/// # Safety
+/// The CPU must support AVX-512F, AVX-512DQ and AVX2; `data` holds at
+/// least 8 bytes, `offsets` `out.len() + 1` words and `long` at least
+/// `out.len()`.
+#[target_feature(enable = "avx512f,avx512dq,avx2")]
+pub(crate) unsafe fn short(
+    data: &[u8],
+    offsets: &[u64],
+    seed: &Seeded,
+    out: &mut [u64],
+    long: &mut [u32],
+) -> usize {
+    let n = out.len();
+    let last = splat(data.len() as u64 - 8);
+    let mut count = 0;
+    let mut i = 0;
+    while i + LANES <= n {
+        // SAFETY: `offsets` holds `n + 1 >= i + 9` words: the 64 bytes at
+        // `i` and at `i + 1` that the loads read; the gathers read inside
+        // `data` (see `words`).
+        let (h, over) = unsafe {
+            let start = _mm512_loadu_si512(offsets.as_ptr().add(i).cast());
+            let end = _mm512_loadu_si512(offsets.as_ptr().add(i + 1).cast());
+            let (head, tail, len) = words(data, start, end, last);
+            (hash(head, tail, len, seed), long_keys(len))
+        };
+        // The long keys' positions packed to the front of a register (a
+        // compressing store to memory is microcoded on Zen 4) and stored
+        // whole: the indices past the packed ones are overwritten later or
+        // never read.
+        let index = _mm512_add_epi32(
+            _mm512_set1_epi32(i as i32),
+            _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+        );
+        let packed = _mm512_castsi512_si256(_mm512_maskz_compress_epi32(over.into(), index));
+        // SAFETY: `out` holds `n >= i + 8` words, the 64 bytes the first
+        // store writes; `count` is at most `i`, so the 8 indices (32 bytes)
+        // of the second end within `long`'s `n >= i + 8` entries.
+        unsafe {
+            _mm512_storeu_si512(out.as_mut_ptr().add(i).cast(), h);
+            _mm256_storeu_si256(long.as_mut_ptr().add(count).cast(), packed);
+        }
+        count += over.count_ones() as usize;
+        i += LANES;
+    }
+    if i < n {
+        // The last keys, with empty keys at the end offset after them.
+        let mut pad = [offsets[n]; LANES + 1];
+        pad[..=n - i].copy_from_slice(&offsets[i..]);
+        let mut h = [0u64; LANES];
+        // SAFETY: `pad` holds 9 words: the 64 bytes at 0 and at 1 that the
+        // loads read, and `h` the 64 bytes the store writes; the gathers
+        // read inside `data` (see `words`).
+        let over = unsafe {
+            let start = _mm512_loadu_si512(pad.as_ptr().cast());
+            let end = _mm512_loadu_si512(pad.as_ptr().add(1).cast());
+            let (head, tail, len) = words(data, start, end, last);
+            _mm512_storeu_si512(h.as_mut_ptr().cast(), hash(head, tail, len, seed));
+            long_keys(len)
+        };
+        out[i..].copy_from_slice(&h[..n - i]);
+        for lane in 0..n - i {
+            long[count] = (i + lane) as u32;
+            count += usize::from(over >> lane & 1 == 1);
+        }
+    }
+    count
+}
+
+/// The lanes whose keys are too long for the short formulas.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn long_keys(len: __m512i) -> __mmask8 {
+    _mm512_cmpgt_epu64_mask(len, splat(MAX_LEN as u64))
+}
+
+/// The `head` and `tail` words of 8 keys and their lengths, from their
+/// offsets, by two gathers through windows clamped into `data`
+/// (`crate::kernel::xxh3::short::words` in plain code).
+///
+/// # Safety
+/// `last` is `data.len() - 8` in every lane.
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn words(
+    data: &[u8],
+    start: __m512i,
+    end: __m512i,
+    last: __m512i,
+) -> (__m512i, __m512i, __m512i) {
+    let eight = splat(8);
+    let at = _mm512_min_epu64(start, last);
+    let from = _mm512_min_epu64(_mm512_sub_epi64(_mm512_max_epu64(end, eight), eight), last);
+    // SAFETY: every index is at most `last`, so each 8-byte read lies in
+    // `data`.
+    let (head, tail) = unsafe {
+        (
+            _mm512_i64gather_epi64::<1>(at, data.as_ptr().cast()),
+            _mm512_i64gather_epi64::<1>(from, data.as_ptr().cast()),
+        )
+    };
+    // Shifts by 64 bits or more (an empty key's) leave 0.
+    let head = _mm512_srlv_epi64(head, _mm512_slli_epi64::<3>(_mm512_sub_epi64(start, at)));
+    let back = _mm512_sub_epi64(_mm512_add_epi64(from, eight), end);
+    let tail = _mm512_sllv_epi64(tail, _mm512_slli_epi64::<3>(back));
+    (head, tail, _mm512_sub_epi64(end, start))
+}
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn splat(x: u64) -> __m512i {
+    _mm512_set1_epi64(x as i64)
+}
+
+/// The hash of 8 keys from their words, each lane by its length's formula.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn hash(head: __m512i, tail: __m512i, len: __m512i, k: &Seeded) -> __m512i {
+    // Lengths 1-3 and 4-8 as one unsigned comparison each, after the shift
+    // that brings the class's lowest length to 0.
+    let in13 = _mm512_cmplt_epu64_mask(_mm512_sub_epi64(len, splat(1)), splat(3));
+    let in48 = _mm512_cmplt_epu64_mask(_mm512_sub_epi64(len, splat(4)), splat(5));
+    let in916 = _mm512_cmplt_epu64_mask(_mm512_sub_epi64(len, splat(9)), splat(8));
+    let mut h = splat(k.empty);
+    if in13 != 0 {
+        h = _mm512_mask_mov_epi64(h, in13, one_to_three(head, tail, len, k));
+    }
+    if in48 != 0 {
+        h = _mm512_mask_mov_epi64(h, in48, four_to_eight(head, tail, len, k));
+    }
+    if in916 != 0 {
+        h = _mm512_mask_mov_epi64(h, in916, nine_to_sixteen(head, tail, len, k));
+    }
+    h
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn one_to_three(head: __m512i, tail: __m512i, len: __m512i, k: &Seeded) -> __m512i {
+    let byte = splat(0xFF);
+    let c1 = _mm512_and_si512(head, byte);
+    // The middle byte is byte len / 2 (0 or 1) of the head.
+    let middle = _mm512_slli_epi64::<3>(_mm512_and_si512(_mm512_srli_epi64::<1>(len), splat(1)));
+    let c2 = _mm512_and_si512(_mm512_srlv_epi64(head, middle), byte);
+    let c3 = _mm512_srli_epi64::<56>(tail);
+    let packed = _mm512_or_si512(
+        _mm512_or_si512(_mm512_slli_epi64::<16>(c1), _mm512_slli_epi64::<24>(c2)),
+        _mm512_or_si512(c3, _mm512_slli_epi64::<8>(len)),
+    );
+    avalanche64(_mm512_xor_si512(packed, splat(k.flip13)))
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn four_to_eight(head: __m512i, tail: __m512i, len: __m512i, k: &Seeded) -> __m512i {
+    let x = _mm512_add_epi64(_mm512_srli_epi64::<32>(tail), _mm512_slli_epi64::<32>(head));
+    // rrmxmx: the xor of three rotations (truth table 0x96), two products.
+    let mut h = _mm512_xor_si512(x, splat(k.flip48));
+    h = _mm512_ternarylogic_epi64::<0x96>(h, _mm512_rol_epi64::<49>(h), _mm512_rol_epi64::<24>(h));
+    h = _mm512_mullo_epi64(h, splat(MX2));
+    h = _mm512_xor_si512(h, _mm512_add_epi64(_mm512_srli_epi64::<35>(h), len));
+    h = _mm512_mullo_epi64(h, splat(MX2));
+    _mm512_xor_si512(h, _mm512_srli_epi64::<28>(h))
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn nine_to_sixteen(head: __m512i, tail: __m512i, len: __m512i, k: &Seeded) -> __m512i {
+    let lo = _mm512_xor_si512(head, splat(k.flip_lo));
+    let hi = _mm512_xor_si512(tail, splat(k.flip_hi));
+    let acc = _mm512_add_epi64(
+        _mm512_add_epi64(len, bswap(lo)),
+        _mm512_add_epi64(hi, fold(lo, hi)),
+    );
+    let h = _mm512_xor_si512(acc, _mm512_srli_epi64::<37>(acc));
+    let h = _mm512_mullo_epi64(h, splat(MX1));
+    _mm512_xor_si512(h, _mm512_srli_epi64::<32>(h))
+}
+
+/// XXH64's avalanche.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn avalanche64(h: __m512i) -> __m512i {
+    let h = _mm512_xor_si512(h, _mm512_srli_epi64::<33>(h));
+    let h = _mm512_mullo_epi64(h, splat(P64_2));
+    let h = _mm512_xor_si512(h, _mm512_srli_epi64::<29>(h));
+    let h = _mm512_mullo_epi64(h, splat(P64_3));
+    _mm512_xor_si512(h, _mm512_srli_epi64::<32>(h))
+}
+
+/// The byte order of each lane reversed with AVX-512F alone (its byte
+/// shuffle is AVX-512BW's): each 32-bit half's bytes reversed by two
+/// rotations merged under a mask, then the halves swapped.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn bswap(x: __m512i) -> __m512i {
+    let left = _mm512_rol_epi32::<8>(x);
+    let right = _mm512_ror_epi32::<8>(x);
+    // Truth table 0xCA: the first operand picks the second where set,
+    // the third elsewhere.
+    let halves = _mm512_ternarylogic_epi64::<0xCA>(splat(0x00FF_00FF_00FF_00FF), left, right);
+    _mm512_rol_epi64::<32>(halves)
+}
+
+/// The two halves of the 128-bit product of each lane's `a` and `b`,
+/// xored: four 32x32-bit products and their carries.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn fold(a: __m512i, b: __m512i) -> __m512i {
+    let low32 = splat(0xFFFF_FFFF);
+    let a_hi = _mm512_srli_epi64::<32>(a);
+    let b_hi = _mm512_srli_epi64::<32>(b);
+    let ll = _mm512_mul_epu32(a, b);
+    let lh = _mm512_mul_epu32(a, b_hi);
+    let hl = _mm512_mul_epu32(a_hi, b);
+    let hh = _mm512_mul_epu32(a_hi, b_hi);
+    // Bits 32-95 of the product before the carry out of bit 63: under
+    // 3 * 2^32, no overflow.
+    let mid = _mm512_add_epi64(
+        _mm512_add_epi64(_mm512_srli_epi64::<32>(ll), _mm512_and_si512(lh, low32)),
+        _mm512_and_si512(hl, low32),
+    );
+    let low = _mm512_or_si512(_mm512_slli_epi64::<32>(mid), _mm512_and_si512(ll, low32));
+    let high = _mm512_add_epi64(
+        _mm512_add_epi64(hh, _mm512_srli_epi64::<32>(lh)),
+        _mm512_add_epi64(_mm512_srli_epi64::<32>(hl), _mm512_srli_epi64::<32>(mid)),
+    );
+    _mm512_xor_si512(low, high)
+}

@@ -1,0 +1,147 @@
+//! Every kernel's pre-hash of byte keys against `xxhash_rust`'s XXH3-64,
+//! through the block gather (`crate::bytes::lanes`): every length from 0
+//! to 300 (those over 16 bytes through the fallback), random and
+//! adversarial bytes, keys of one length and of mixed lengths, data cut
+//! from any byte of a buffer with the last key at its very end, edge and
+//! random seeds; and every key of 1 to 3 bytes. Small under Miri, which
+//! runs the scalar and AVX2 hashes (see `.ci/miri`).
+
+use crate::bytes::lanes::Prehash;
+use crate::bytes::BLOCK;
+use crate::Kernel;
+
+#[test]
+fn scalar_is_xxh3() {
+    check(Some(Kernel::scalar()), "scalar");
+}
+
+#[test]
+fn avx2_is_xxh3() {
+    check(Kernel::avx2(), "avx2");
+}
+
+#[test]
+fn avx512_is_xxh3() {
+    check(Kernel::avx512(), "avx512");
+}
+
+#[test]
+fn neon_is_xxh3() {
+    check(Kernel::neon(), "neon");
+}
+
+#[test]
+fn every_key_of_one_to_three_bytes() {
+    if cfg!(miri) {
+        return;
+    }
+    for kernel in Kernel::supported() {
+        for seed in [0, 0x5EED_0000_0000_0001] {
+            for len in 1..=3usize {
+                // The keys of `len` bytes in runs that share their first
+                // byte (one run for a single byte).
+                let runs = if len == 3 { 256 } else { 1 };
+                for first in 0..runs {
+                    let count = 1usize << (8 * len.min(2));
+                    let data: Vec<u8> = (0..count)
+                        .flat_map(|k| {
+                            let bytes = [first as u8, (k >> 8) as u8, k as u8];
+                            bytes[3 - len..].to_vec()
+                        })
+                        .collect();
+                    let offsets: Vec<u32> = (0..=count).map(|k| (k * len) as u32).collect();
+                    compare(kernel, seed, &data, &offsets);
+                }
+            }
+        }
+    }
+}
+
+/// Holds `kernel`'s block pre-hash of `data` cut by `offsets` to
+/// `xxhash_rust`, key by key.
+fn compare(kernel: Kernel, seed: u64, data: &[u8], offsets: &[u32]) {
+    let keys = offsets.len() - 1;
+    let mut prehash = Prehash::new(kernel, seed);
+    let mut got = vec![0u64; keys];
+    for (i, out) in got.chunks_mut(BLOCK).enumerate() {
+        prehash.block(data, &offsets[i * BLOCK..=i * BLOCK + out.len()], out);
+    }
+    for (i, got) in got.into_iter().enumerate() {
+        let key = &data[offsets[i] as usize..offsets[i + 1] as usize];
+        let want = xxhash_rust::xxh3::xxh3_64_with_seed(key, seed);
+        assert_eq!(got, want, "{kernel}, seed {seed:#x}, key {i}: {key:02x?}");
+        if seed == 0 {
+            assert_eq!(got, xxhash_rust::xxh3::xxh3_64(key));
+        }
+    }
+}
+
+/// Holds `kernel` (when this CPU runs it; `JUMPSHARD_REQUIRE_KERNELS`
+/// naming it makes its absence fail) against `xxhash_rust`.
+fn check(kernel: Option<Kernel>, name: &str) {
+    // Miri answers detection from the enabled target features: built with
+    // AVX2, the AVX2 hash must be among those tested.
+    #[cfg(target_feature = "avx2")]
+    assert!(name != "avx2" || kernel.is_some());
+    let Some(kernel) = kernel else {
+        let required = std::env::var("JUMPSHARD_REQUIRE_KERNELS").unwrap_or_default();
+        assert!(
+            !required.split(',').any(|r| r.trim() == name),
+            "JUMPSHARD_REQUIRE_KERNELS names {name}, but this CPU or target lacks it"
+        );
+        return;
+    };
+    let mut random = Random(0x8B17E5);
+    let seeds = [0, 1, u64::MAX, random.next_u64()];
+    let seeds = if cfg!(miri) { &seeds[..2] } else { &seeds[..] };
+    let lengths: Vec<usize> = if cfg!(miri) {
+        vec![0, 1, 3, 4, 8, 9, 16, 17]
+    } else {
+        (0..=300).collect()
+    };
+    // Fills: random bytes, all 0x00, all 0xFF.
+    let noise: Vec<u8> = (0..8192).map(|_| random.next_u64() as u8).collect();
+    let fills: [&dyn Fn(usize) -> u8; 3] = [&|i| noise[i % noise.len()], &|_| 0, &|_| 0xFF];
+    // Keys per layout: past a vector and a tail on every kernel, fewer
+    // under Miri.
+    let keys = if cfg!(miri) { 3 } else { 11 };
+    for &seed in seeds {
+        for fill in &fills {
+            for &len in &lengths {
+                // `skip` bytes before the first key, the last key at the
+                // end of the data slice, cut from a larger buffer.
+                for skip in [0, 1, 7] {
+                    let buffer: Vec<u8> = (0..skip + keys * len + 5).map(fill).collect();
+                    let data = &buffer[..skip + keys * len];
+                    let offsets: Vec<u32> = (0..=keys).map(|k| (skip + k * len) as u32).collect();
+                    compare(kernel, seed, data, &offsets);
+                }
+            }
+            // Mixed lengths around every class edge in one block, and a
+            // block and a half of them.
+            let edges = [
+                0usize, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 32, 128, 129, 240, 241,
+            ];
+            let count = if cfg!(miri) { 24 } else { BLOCK * 3 / 2 };
+            let mut offsets = vec![3u32];
+            for _ in 0..count {
+                let len = edges[(random.next_u64() % edges.len() as u64) as usize];
+                offsets.push(offsets[offsets.len() - 1] + len as u32);
+            }
+            let data: Vec<u8> = (0..offsets[count] as usize).map(fill).collect();
+            compare(kernel, seed, &data, &offsets);
+        }
+    }
+}
+
+/// SplitMix64 (the feature-gated `crate::verify` one is absent under Miri).
+struct Random(u64);
+
+impl Random {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let z = (self.0 ^ (self.0 >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        let z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
