@@ -167,9 +167,13 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
     debug_assert_eq!(out.len(), len);
     // Every store of a whole vector of answers starts below `len`. The
     // targets follow, converted once rather than at every refill.
-    packed.clear();
-    packed.resize((T + 1) * (len + LANES), 0);
-    let (packed, axis) = packed.split_at_mut(len + LANES);
+    // Grown, never cleared: every element read is written first (the
+    // lanes past the keys take no target and retire no ending).
+    let area = (T + 1) * (len + LANES);
+    if packed.len() < area {
+        packed.resize(area, 0);
+    }
+    let (packed, axis) = packed[..area].split_at_mut(len + LANES);
     let mut converted = axis.chunks_exact_mut(len + LANES);
     let targets = targets.map(|t| {
         let c = converted.next().expect("T areas");
