@@ -33,7 +33,7 @@ fn steps(n: u32) -> usize {
 }
 
 /// Steps between two refills in long walks.
-const STEPS_LONG: usize = 3;
+const STEPS_LONG: usize = 5;
 
 /// `2^52`: added to an integer-valued double below `2^52`, it leaves the
 /// integer in the low bits of the sum's encoding.
