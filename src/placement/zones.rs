@@ -86,7 +86,10 @@ mod changes;
 mod domain;
 mod error;
 mod lanes;
+#[cfg(target_arch = "x86_64")]
+mod lanes_avx512;
 mod order;
+mod requests;
 
 pub use error::ZoneError;
 
