@@ -22,7 +22,7 @@ pub(super) unsafe fn requests<const L: usize>(keys: &[u64], k: usize, r: &mut Sc
     let n = keys.len();
     debug_assert!(n <= r.size && r.stride >= r.size + 8 && (2..=L).contains(&k));
     debug_assert!(r.scores.len() >= L * r.stride && r.derived.len() >= L * r.stride);
-    debug_assert!(r.targets.len() >= L * r.stride && r.first.len() >= n);
+    debug_assert!(r.targets.len() >= L * r.stride && r.first.len() >= n + 8);
     let live = u64::from(FIELDS >> (32 - 4 * L));
     let (live_v, one, fifteen) = (
         _mm512_set1_epi64(live as i64),
@@ -52,11 +52,9 @@ pub(super) unsafe fn requests<const L: usize>(keys: &[u64], k: usize, r: &mut Sc
                     _mm512_mask_add_epi64(place, !later, place, _mm512_set1_epi64(1 << (4 * b)));
             }
         }
-        let mut firsts = [0u8; 16];
-        let count = (n - i).min(8);
-        firsts[..count].copy_from_slice(&r.first[i..i + count]);
-        // SAFETY: `firsts` holds 16 bytes, of which the load reads 8.
-        let first = _mm_loadl_epi64(firsts.as_ptr() as *const __m128i);
+        // SAFETY: `first` has a vector's slack past the round's keys, so
+        // its 8 bytes from `i < n` are inside.
+        let first = _mm_loadl_epi64(r.first.as_ptr().add(i) as *const __m128i);
         let shift = _mm512_slli_epi64::<2>(_mm512_cvtepu8_epi64(first));
         let primary = _mm512_and_si512(_mm512_srlv_epi64(place, shift), fifteen);
         // As `lanes::code`: (7 - primary) in every field is 7 * live

@@ -26,7 +26,8 @@ pub(super) struct Scratch {
     /// vector's slack.
     pub(super) stride: usize,
     pub(super) slots: Vec<u32>,
-    /// Each key's primary zone, a place in [`super::order::Order::live`].
+    /// Each key's primary zone, a place in [`super::order::Order::live`],
+    /// and a vector's slack.
     pub(super) first: Vec<u8>,
     /// Each live zone's scores of the round's keys.
     pub(super) scores: Vec<u64>,
@@ -51,7 +52,7 @@ impl Scratch {
             size,
             stride,
             slots: vec![0; size],
-            first: vec![0; size],
+            first: vec![0; stride],
             scores: vec![0; zones * stride],
             codes: vec![0; size],
             derived: vec![0; zones * stride],
