@@ -87,6 +87,8 @@ mod domain;
 mod error;
 mod lanes;
 #[cfg(target_arch = "x86_64")]
+mod lanes_avx2;
+#[cfg(target_arch = "x86_64")]
 mod lanes_avx512;
 mod order;
 mod requests;

@@ -101,8 +101,8 @@ impl ZonedReplicas<'_> {
 }
 
 /// The requests of `keys` for `zones` live zones (2 to [`MAX_ZONES`]) and
-/// sets of `k` into `s`: on the AVX-512 lanes when `kernel` is AVX-512's,
-/// else in plain code.
+/// sets of `k` into `s`: on the AVX-512 or AVX2 lanes when `kernel` is
+/// one of theirs, else in plain code.
 fn requests(kernel: Kernel, zones: usize, keys: &[u64], k: usize, s: &mut Scratch) {
     #[cfg(target_arch = "x86_64")]
     if kernel.name() == "avx512" {
@@ -111,6 +111,26 @@ fn requests(kernel: Kernel, zones: usize, keys: &[u64], k: usize, s: &mut Scratc
         // after detecting AVX-512F, AVX-512DQ, AVX2 and POPCNT, the
         // features the pass enables; `s` was made for rounds of at most
         // `s.size` keys and `zones` zones.
+        unsafe {
+            match zones {
+                2 => on::<2>(keys, k, s),
+                3 => on::<3>(keys, k, s),
+                4 => on::<4>(keys, k, s),
+                5 => on::<5>(keys, k, s),
+                6 => on::<6>(keys, k, s),
+                7 => on::<7>(keys, k, s),
+                _ => on::<8>(keys, k, s),
+            }
+        }
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if kernel.name() == "avx2" {
+        use super::lanes_avx2::requests as on;
+        // SAFETY: a kernel named "avx2" is only made by `Kernel::avx2`
+        // after detecting AVX2, FMA and POPCNT, which cover the features
+        // the pass enables; `s` was made for rounds of at most `s.size`
+        // keys and `zones` zones.
         unsafe {
             match zones {
                 2 => on::<2>(keys, k, s),
