@@ -16,14 +16,14 @@ const fn packs(halves: bool) -> [[i32; 8]; 16] {
     let mut table = [[0; 8]; 16];
     let mut mask = 0;
     while mask < 16 {
-        let (mut lane, mut to) = (0, 0);
+        let (mut lane, mut to): (i32, usize) = (0, 0);
         while lane < 4 {
             if mask & (1 << lane) != 0 {
                 if halves {
-                    table[mask][2 * to] = 2 * lane as i32;
-                    table[mask][2 * to + 1] = 2 * lane as i32 + 1;
+                    table[mask][2 * to] = 2 * lane;
+                    table[mask][2 * to + 1] = 2 * lane + 1;
                 } else {
-                    table[mask][to] = 2 * lane as i32;
+                    table[mask][to] = 2 * lane;
                 }
                 to += 1;
             }
