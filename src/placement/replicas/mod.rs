@@ -78,12 +78,12 @@ mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 mod lanes;
-#[cfg(target_arch = "x86_64")]
 mod refill;
 #[cfg(target_arch = "x86_64")]
 mod refill_avx2;
 #[cfg(target_arch = "x86_64")]
 mod refill_avx512;
+mod refill_plain;
 mod slots;
 mod walk;
 
@@ -224,12 +224,9 @@ pub(crate) fn fill_columns_on(
         return Ok(());
     }
     if (2..=lanes::MAX_LANE_SLOTS).contains(&k) {
-        #[cfg(target_arch = "x86_64")]
         if keys.len() >= refill::MIN_KEYS {
-            if let Some(mut runs) = refill::Runs::new(kernel, k) {
-                runs.fill(keys, n, columns, &mut adjust);
-                return Ok(());
-            }
+            refill::Runs::new(kernel, k).fill(keys, n, columns, &mut adjust);
+            return Ok(());
         }
         let mut blocks = lanes::Blocks::new(kernel, k);
         let mut sets = [0u32; walk::LANES * lanes::MAX_LANE_SLOTS];

@@ -1,5 +1,6 @@
-//! Replica sets with the lanes refilled as they finish, in runs of
-//! [`RUN`] keys, on the AVX-512 and AVX2 kernels.
+//! Replica sets in runs of [`RUN`] keys: on the AVX-512 and AVX2 kernels
+//! with the lanes refilled as they finish, on the others four keys in
+//! lockstep in plain code ([`super::refill_plain`]).
 //!
 //! The slots are walked one at a time over the whole run, the highest
 //! first, which is Figure 1 itself on the derived keys ([`Runs::top_slot`]).
@@ -27,7 +28,7 @@
 
 use super::lanes::Blocks;
 use super::walk::{slot_walk, HIT, LANES};
-use crate::{Division, Kernel};
+use crate::Kernel;
 
 /// Keys per run: the run's derived keys and columns stay in the L2 cache
 /// from one slot's walk to the next, and the few steps in which the last
@@ -57,25 +58,31 @@ pub(super) struct Runs {
 
 impl Runs {
     /// Runs of sets of `k` (2 to [`super::lanes::MAX_LANE_SLOTS`]) members
-    /// on `kernel`, if its instruction set has the refilling walk.
-    pub(super) fn new(kernel: Kernel, k: usize) -> Option<Runs> {
+    /// on `kernel`.
+    pub(super) fn new(kernel: Kernel, k: usize) -> Runs {
         let walker: Walker = match (kernel.name(), kernel.division()) {
-            ("avx512", Division::Ieee) => walk_avx512::<false, false>,
-            ("avx512", Division::Newton) => walk_avx512::<true, true>,
-            ("avx512", Division::Hybrid) => walk_avx512::<false, true>,
-            ("avx2", Division::Ieee) => walk_avx2::<false, false>,
-            ("avx2", Division::Newton) => walk_avx2::<true, true>,
-            ("avx2", Division::Hybrid) => walk_avx2::<false, true>,
-            _ => return None,
+            #[cfg(target_arch = "x86_64")]
+            ("avx512", crate::Division::Ieee) => walk_avx512::<false, false>,
+            #[cfg(target_arch = "x86_64")]
+            ("avx512", crate::Division::Newton) => walk_avx512::<true, true>,
+            #[cfg(target_arch = "x86_64")]
+            ("avx512", crate::Division::Hybrid) => walk_avx512::<false, true>,
+            #[cfg(target_arch = "x86_64")]
+            ("avx2", crate::Division::Ieee) => walk_avx2::<false, false>,
+            #[cfg(target_arch = "x86_64")]
+            ("avx2", crate::Division::Newton) => walk_avx2::<true, true>,
+            #[cfg(target_arch = "x86_64")]
+            ("avx2", crate::Division::Hybrid) => walk_avx2::<false, true>,
+            _ => walk_plain,
         };
-        Some(Runs {
+        Runs {
             kernel,
             walker,
             derived: Vec::new(),
             packed: Vec::new(),
             unsettled: Vec::new(),
             blocks: Blocks::new(kernel, k),
-        })
+        }
     }
 
     /// The sets of `keys` (at most [`RUN`]) among `n` buckets into
@@ -181,6 +188,7 @@ fn fixed<'a, const T: usize>(targets: &[&'a [u32]]) -> [&'a [u32]; T] {
 /// number of `targets` (1 to `MAX_LANE_SLOTS - 1`: the top slot, with no
 /// targets, is the kernel's, [`Runs::top_slot`]), so that each walk
 /// keeps its targets in registers; `EVEN` and `ODD` must be in scope.
+#[cfg(target_arch = "x86_64")]
 macro_rules! by_targets {
     ($walk:ident, $keys:expr, $run:expr, $k:expr, $targets:expr, $out:expr, $packed:expr) => {{
         let (keys, run, k, targets, out, packed) = ($keys, $run, $k, $targets, $out, $packed);
@@ -196,8 +204,31 @@ macro_rules! by_targets {
     }};
 }
 
+/// [`Walker`] in plain code, with as many targets as the slot has higher
+/// slots; no working memory.
+fn walk_plain(
+    keys: &[u64],
+    walk: (u32, u32, u32),
+    k: u32,
+    targets: &[&[u32]],
+    out: &mut [u32],
+    _: &mut Vec<u64>,
+) {
+    use super::refill_plain::walk as w;
+    match targets.len() {
+        1 => w::<1>(keys, walk, k, fixed(targets), out),
+        2 => w::<2>(keys, walk, k, fixed(targets), out),
+        3 => w::<3>(keys, walk, k, fixed(targets), out),
+        4 => w::<4>(keys, walk, k, fixed(targets), out),
+        5 => w::<5>(keys, walk, k, fixed(targets), out),
+        6 => w::<6>(keys, walk, k, fixed(targets), out),
+        _ => w::<7>(keys, walk, k, fixed(targets), out),
+    }
+}
+
 /// [`Walker`] on AVX-512, with as many targets as the slot has higher
 /// slots, dividing as `EVEN` and `ODD` say (see `refill_avx512::walk`).
+#[cfg(target_arch = "x86_64")]
 fn walk_avx512<const EVEN: bool, const ODD: bool>(
     keys: &[u64],
     walk: (u32, u32, u32),
@@ -214,6 +245,7 @@ fn walk_avx512<const EVEN: bool, const ODD: bool>(
 }
 
 /// [`Walker`] on AVX2, as [`walk_avx512`] is on AVX-512.
+#[cfg(target_arch = "x86_64")]
 fn walk_avx2<const EVEN: bool, const ODD: bool>(
     keys: &[u64],
     walk: (u32, u32, u32),

@@ -20,14 +20,12 @@ pub(super) const NONE: u32 = 0x8000_0000;
 /// Set in a slot's ending by the refilling walks (`refill*.rs`) when its
 /// key is unsettled (see `refill`): above every bucket (all are below
 /// 2^31 - 1).
-#[cfg(target_arch = "x86_64")]
 pub(super) const HIT: u32 = 1 << 31;
 
 /// A higher slot's ending `e` in sets of `k` as a target on the axis
 /// shifted by `shift`: NaN, which no landing equals and which stops the
 /// walk, when `e` makes its key unsettled (below `k`: the slot never
 /// landed; or marked [`HIT`]).
-#[cfg(target_arch = "x86_64")]
 #[inline]
 pub(super) fn on_axis(e: u32, shift: u32, k: u32) -> f64 {
     if (k..HIT).contains(&e) {
