@@ -45,17 +45,9 @@ fn check(kernel: Kernel, keys: &[u64], n: u32, k: usize) {
     }
 }
 
-/// Lengths that take the refilling walks where the kernel has them, with
-/// a last vector of every fill.
-#[cfg(target_arch = "x86_64")]
+/// Lengths that take the runs, with a last vector of every fill.
 fn refill_lengths() -> std::ops::Range<usize> {
     super::refill::MIN_KEYS..super::refill::MIN_KEYS + 8
-}
-
-/// No refilling walks off x86.
-#[cfg(not(target_arch = "x86_64"))]
-fn refill_lengths() -> std::ops::Range<usize> {
-    0..0
 }
 
 #[test]
