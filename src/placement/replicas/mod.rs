@@ -52,10 +52,12 @@
 //!
 //! Each slot costs about `ln(n / k)` steps of Figure 1's loop. Batches of
 //! sets of up to 8 members run every slot on the active kernel's SIMD
-//! lanes: on AVX-512 and AVX2 each lane takes the next key as soon as its
-//! walk is done, elsewhere (and for short batches) blocks of 16 keys step
-//! in lockstep (see `docs/kernels.md`, "Replica sets on the lanes");
-//! larger sets run column 0 on the kernel and the rest one key at a time.
+//! lanes, in runs of keys, the highest slot on the kernel itself: on
+//! AVX-512 and AVX2 each lane takes the next key as soon as its walk is
+//! done, on the other kernels four keys step in lockstep, and short
+//! batches go in lockstep blocks of 16 keys (see `docs/kernels.md`,
+//! "Replica sets on the lanes"); larger sets run column 0 on the kernel
+//! and the rest one key at a time.
 //!
 //! ```
 //! use jumpshard::{replicas, BucketCount};
@@ -186,10 +188,10 @@ pub fn batch(
 
 /// The sets of `keys` over a first stage of `n` buckets into `columns`
 /// (`k` of them), at most `available` members, on the
-/// [`crate::active_kernel`]: on AVX-512 and AVX2 the refilling walks of
-/// `refill::Runs`, elsewhere the lanes' blocks for sets of up to
-/// [`lanes::MAX_LANE_SLOTS`] members, else column 0 on the kernel and the
-/// rest [`Slots::fill`]'s. The columns are then passed to `adjust` (a
+/// [`crate::active_kernel`]: for sets of up to [`lanes::MAX_LANE_SLOTS`]
+/// members the runs of `refill::Runs` from `refill::MIN_KEYS` keys, the
+/// lanes' blocks for fewer, else column 0 on the kernel and the rest
+/// [`Slots::fill`]'s. The columns are then passed to `adjust` (a
 /// Memento's replay of its removals), a run of keys at a time or all at
 /// once, with those keys. Fails, writing nothing, as [`check`] does or with
 /// [`Error::LengthMismatch`].
