@@ -114,7 +114,7 @@ pub fn prehash_batch<O: Offset>(data: &[u8], offsets: &[O], out: &mut [u64]) -> 
     check_offsets(data, offsets, out.len())?;
     let mut prehash = lanes::Prehash::new(active_kernel(), 0);
     for (i, out) in out.chunks_mut(BLOCK).enumerate() {
-        prehash.block(data, &offsets[i * BLOCK..=i * BLOCK + out.len()], out);
+        prehash.block(data, &offsets[i * BLOCK..], out);
     }
     Ok(())
 }
@@ -175,7 +175,7 @@ pub fn batch_bytes_seeded<O: Offset>(
     let mut keys = [0u64; BLOCK];
     for (i, out) in out.chunks_mut(BLOCK).enumerate() {
         let keys = &mut keys[..out.len()];
-        prehash.block(data, &offsets[i * BLOCK..=i * BLOCK + out.len()], keys);
+        prehash.block(data, &offsets[i * BLOCK..], keys);
         kernel.run(keys, num_buckets.get(), out);
     }
     Ok(())

@@ -1,19 +1,26 @@
-//! The pre-hash of a block of byte keys on the kernel's lanes: XXH3-64 of
-//! the keys of at most 16 bytes on the lanes (`Kernel::xxh3_short`), then
-//! the longer keys of the block through `xxhash_rust`, in place.
+//! The pre-hash of a block of byte keys on the kernel's lanes: the keys of
+//! at most 16 bytes on the lanes (`Kernel::prehash_short`), then the
+//! longer keys of the block through `xxhash_rust`, in place. XXH3-64 with
+//! a seed for [`crate::batch_bytes`], XXH64 with seed 0 for Memento's
+//! byte keys.
 
 use super::offsets::{sealed, Offset};
-use crate::kernel::xxh3::short::Seeded;
+#[cfg(target_arch = "x86_64")]
+use crate::kernel::xxh3::short::{Hash, Seeded};
 use crate::Kernel;
 
 /// Keys pre-hashed per block before the kernel runs on them: small enough
 /// to stay in L1 and on the stack, large enough for any SIMD kernel.
 pub(crate) const BLOCK: usize = 256;
 
-/// A kernel and a seed, with the room for one block's offsets.
+/// A kernel and a hash, with the room for one block's offsets.
 pub(crate) struct Prehash {
+    #[cfg(target_arch = "x86_64")]
     kernel: Kernel,
+    /// XXH64 with seed 0 rather than XXH3-64 with `seed`.
+    xxh64: bool,
     seed: u64,
+    #[cfg(target_arch = "x86_64")]
     seeded: Seeded,
     /// The block's offsets, widened once for the lanes.
     offsets: [u64; BLOCK + 1],
@@ -22,26 +29,68 @@ pub(crate) struct Prehash {
 }
 
 impl Prehash {
+    /// XXH3-64 with `seed` on `kernel`.
     pub(crate) fn new(kernel: Kernel, seed: u64) -> Prehash {
+        // Off x86-64 no kernel has the lanes: every key by `xxhash_rust`.
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = kernel;
         Prehash {
+            #[cfg(target_arch = "x86_64")]
             kernel,
+            xxh64: false,
             seed,
+            #[cfg(target_arch = "x86_64")]
             seeded: Seeded::new(seed),
             offsets: [0; BLOCK + 1],
             long: [0; BLOCK],
         }
     }
 
-    /// XXH3-64 with the seed of every key of a checked layout into `out`:
-    /// `offsets` holds `out.len() + 1` offsets within `data`, never
-    /// decreasing, and `out` at most [`BLOCK`] keys.
+    /// XXH64 with seed 0 on `kernel`: Memento's byte-key pre-hash.
+    pub(crate) fn xxh64(kernel: Kernel) -> Prehash {
+        Prehash {
+            xxh64: true,
+            ..Prehash::new(kernel, 0)
+        }
+    }
+
+    /// The hash of every key of a checked layout into `out`: `offsets`
+    /// holds the block's `out.len() + 1` offsets within `data`, never
+    /// decreasing, then those of the keys after it, if any (whose bytes the
+    /// lanes ask for from memory while hashing the block), and `out` holds
+    /// at most [`BLOCK`] keys.
     pub(crate) fn block<O: Offset>(&mut self, data: &[u8], offsets: &[O], out: &mut [u64]) {
         let n = out.len();
-        assert!(offsets.len() == n + 1 && n <= BLOCK);
+        assert!(offsets.len() > n && n <= BLOCK);
         // The offsets were checked to lie in 0..=data.len().
-        for (wide, &o) in self.offsets.iter_mut().zip(offsets) {
+        for (wide, &o) in self.offsets.iter_mut().zip(&offsets[..=n]) {
             *wide = sealed::Sealed::to_u64(o);
         }
+        // The next block's bytes, up to as many keys as this one.
+        let after = sealed::Sealed::to_u64(offsets[(2 * n).min(offsets.len() - 1)]);
+        let ahead = &data[self.offsets[n] as usize..after as usize];
+        let hashed = self.on_lanes(data, ahead, out);
+        let key = |i: usize| &data[self.offsets[i] as usize..self.offsets[i + 1] as usize];
+        match hashed {
+            Some(long) => {
+                for &i in &self.long[..long] {
+                    out[i as usize] = self.one(key(i as usize));
+                }
+            }
+            None => {
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = self.one(key(i));
+                }
+            }
+        }
+    }
+
+    /// The keys of at most 16 bytes of the block whose offsets `offsets`
+    /// holds hashed on the kernel's lanes, and how many longer keys
+    /// `long` lists; `None` from a kernel without the lanes.
+    #[cfg(target_arch = "x86_64")]
+    fn on_lanes(&mut self, data: &[u8], ahead: &[u8], out: &mut [u64]) -> Option<usize> {
+        let n = out.len();
         // The lanes read 8-byte windows: shorter data is padded.
         let mut padded = [0u8; 8];
         let windows = if data.len() < 8 {
@@ -50,22 +99,37 @@ impl Prehash {
         } else {
             data
         };
-        let long = self.kernel.xxh3_short(
+        let hash = if self.xxh64 {
+            Hash::Xxh64
+        } else {
+            Hash::Xxh3(&self.seeded)
+        };
+        self.kernel.prehash_short(
             windows,
             &self.offsets[..=n],
-            &self.seeded,
+            hash,
             out,
             &mut self.long[..n],
-        );
-        for &i in &self.long[..long] {
-            let i = i as usize;
-            let key = &data[self.offsets[i] as usize..self.offsets[i + 1] as usize];
+            ahead,
+        )
+    }
+
+    /// Off x86-64 no kernel has the lanes.
+    #[cfg(not(target_arch = "x86_64"))]
+    fn on_lanes(&mut self, _: &[u8], _: &[u8], _: &mut [u64]) -> Option<usize> {
+        None
+    }
+
+    /// The hash of one key, by `xxhash_rust`.
+    #[inline]
+    fn one(&self, key: &[u8]) -> u64 {
+        if self.xxh64 {
+            xxhash_rust::xxh64::xxh64(key, 0)
+        } else if self.seed == 0 {
             // Seed 0 keeps the default secret, with no per-key derivation.
-            out[i] = if self.seed == 0 {
-                xxhash_rust::xxh3::xxh3_64(key)
-            } else {
-                xxhash_rust::xxh3::xxh3_64_with_seed(key, self.seed)
-            };
+            xxhash_rust::xxh3::xxh3_64(key)
+        } else {
+            xxhash_rust::xxh3::xxh3_64_with_seed(key, self.seed)
         }
     }
 }

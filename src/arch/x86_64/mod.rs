@@ -70,7 +70,6 @@ pub(crate) mod memento_avx2;
 mod outbox;
 pub(crate) mod quotient;
 mod short;
-pub(crate) mod xxh3_avx2;
 pub(crate) mod xxh3_avx512;
 pub(crate) mod xxh64_avx2;
 pub(crate) mod xxh64_avx512;

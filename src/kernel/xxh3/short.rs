@@ -6,7 +6,7 @@
 //! without importing the dispatch that calls them.
 //!
 //! The words are read through two 8-byte windows that lie inside the data
-//! whatever the key's length and place ([`words`]): the head window starts
+//! whatever the key's length and place: the head window starts
 //! at the key, or 8 bytes before the data's end when the key sits closer
 //! to it than that; the tail window ends at the key's end, or at byte 8
 //! when the key ends before it. Shifts then bring the key's first byte to
@@ -30,6 +30,14 @@
 //! where `fold` xors the two halves of the 128-bit product. Only the
 //! secret's words enter, so each seed's constants ([`Seeded`]) are worked
 //! out once a call.
+//!
+//! The same words carry XXH64 with seed 0 of keys of at most 16 bytes
+//! (Memento's byte-key pre-hash, [`Hash::Xxh64`]): `h = P5 + len`, then a
+//! round of XXH64's 8-byte step for each whole 8 bytes (the head, then at
+//! 16 bytes the tail), its 4-byte step if 4 of the rest remain, its 1-byte
+//! step for each byte left, and XXH64's avalanche. The rest is the head
+//! below 8 bytes, the tail's top bytes from 9 to 15; each lane applies
+//! the steps its length takes, under masks.
 
 /// The first 72 bytes of XXH3's default secret: all the short lengths read.
 const SECRET: [u8; 72] = [
@@ -64,6 +72,15 @@ const fn s32(i: usize) -> u64 {
     s64(i) & 0xFFFF_FFFF
 }
 
+/// The hash the lanes compute.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Hash<'a> {
+    /// XXH3-64 with the seed whose constants these are.
+    Xxh3(&'a Seeded),
+    /// XXH64 with seed 0.
+    Xxh64,
+}
+
 /// One seed's constants for every short length.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Seeded {
@@ -91,7 +108,7 @@ impl Seeded {
     }
 }
 
-/// XXH64's avalanche, the end of lengths 0 to 3.
+/// XXH64's avalanche, the end of lengths 0 to 3 (and of XXH64).
 #[inline]
 pub(crate) fn avalanche64(mut h: u64) -> u64 {
     h ^= h >> 33;
@@ -99,73 +116,4 @@ pub(crate) fn avalanche64(mut h: u64) -> u64 {
     h ^= h >> 29;
     h = h.wrapping_mul(P64_3);
     h ^ h >> 32
-}
-
-/// XXH3's avalanche, the end of lengths 9 and up.
-#[inline]
-pub(crate) fn avalanche3(mut h: u64) -> u64 {
-    h ^= h >> 37;
-    h = h.wrapping_mul(MX1);
-    h ^ h >> 32
-}
-
-/// The end of lengths 4 to 8.
-#[inline]
-pub(crate) fn rrmxmx(mut h: u64, len: u64) -> u64 {
-    h ^= h.rotate_left(49) ^ h.rotate_left(24);
-    h = h.wrapping_mul(MX2);
-    h ^= (h >> 35).wrapping_add(len);
-    h = h.wrapping_mul(MX2);
-    h ^ h >> 28
-}
-
-/// The low and high halves of the 128-bit product, xored.
-#[inline]
-pub(crate) fn fold(a: u64, b: u64) -> u64 {
-    let product = u128::from(a) * u128::from(b);
-    product as u64 ^ (product >> 64) as u64
-}
-
-/// XXH3-64 of a key of `len <= 16` bytes from its two words, every length
-/// class computed and the right one kept by masks: no branch on the
-/// length, which mispredicts when lengths mix.
-#[inline]
-pub(crate) fn hash(head: u64, tail: u64, len: u64, k: &Seeded) -> u64 {
-    // 1-3 bytes: the middle byte is byte len / 2 (0 or 1) of the head.
-    let c1 = head & 0xFF;
-    let c2 = head >> ((len >> 1 & 1) * 8) & 0xFF;
-    let c3 = tail >> 56;
-    let r13 = avalanche64((c1 << 16 | c2 << 24 | c3 | len << 8) ^ k.flip13);
-    // 4-8 bytes: the last 4 bytes (top of the tail) plus the first 4.
-    let r48 = rrmxmx(((tail >> 32).wrapping_add(head << 32)) ^ k.flip48, len);
-    // 9-16 bytes.
-    let lo = head ^ k.flip_lo;
-    let hi = tail ^ k.flip_hi;
-    let r916 = avalanche3(
-        len.wrapping_add(lo.swap_bytes())
-            .wrapping_add(hi)
-            .wrapping_add(fold(lo, hi)),
-    );
-    let when = |c: bool| u64::from(c).wrapping_neg();
-    (k.empty & when(len == 0))
-        | (r13 & when(len.wrapping_sub(1) < 3))
-        | (r48 & when(len.wrapping_sub(4) < 5))
-        | (r916 & when(len > 8))
-}
-
-/// A key's `head` and `tail` words from `data` (at least 8 bytes) and
-/// its offsets `start..end`, through windows clamped into the data.
-#[inline]
-pub(crate) fn words(data: &[u8], start: u64, end: u64) -> (u64, u64) {
-    let last = data.len() as u64 - 8;
-    let word = |at: u64| {
-        let at = at as usize;
-        u64::from_le_bytes(data[at..at + 8].try_into().expect("8 bytes"))
-    };
-    let at = start.min(last);
-    let from = end.max(8).wrapping_sub(8).min(last);
-    // Shifts of 8 bytes (an empty key's) or more leave nothing.
-    let head = word(at).checked_shr(((start - at).min(8) * 8) as u32);
-    let tail = word(from).checked_shl(((from + 8).saturating_sub(end).min(8) * 8) as u32);
-    (head.unwrap_or(0), tail.unwrap_or(0))
 }

@@ -1,6 +1,6 @@
-//! Every kernel's pre-hash of byte keys against `xxhash_rust`'s XXH3-64,
-//! through the block gather (`crate::bytes::lanes`): every length from 0
-//! to 300 (those over 16 bytes through the fallback), random and
+//! Every kernel's pre-hash of byte keys against `xxhash_rust`'s XXH3-64
+//! (and XXH64, Memento's), through the block gather
+//! (`crate::bytes::lanes`): every length from 0 to 300 (those over 16 bytes through the fallback), random and
 //! adversarial bytes, keys of one length and of mixed lengths, data cut
 //! from any byte of a buffer with the last key at its very end, edge and
 //! random seeds; and every key of 1 to 3 bytes. Small under Miri, which
@@ -57,17 +57,30 @@ fn every_key_of_one_to_three_bytes() {
     }
 }
 
-/// Holds `kernel`'s block pre-hash of `data` cut by `offsets` to
-/// `xxhash_rust`, key by key.
-fn compare(kernel: Kernel, seed: u64, data: &[u8], offsets: &[u32]) {
-    let keys = offsets.len() - 1;
-    let mut prehash = Prehash::new(kernel, seed);
-    let mut got = vec![0u64; keys];
+/// `prehash` of every key of `data` cut by `offsets`, block by block.
+fn hashes(mut prehash: Prehash, data: &[u8], offsets: &[u32]) -> Vec<u64> {
+    let mut got = vec![0u64; offsets.len() - 1];
     for (i, out) in got.chunks_mut(BLOCK).enumerate() {
-        prehash.block(data, &offsets[i * BLOCK..=i * BLOCK + out.len()], out);
+        prehash.block(data, &offsets[i * BLOCK..], out);
     }
+    got
+}
+
+/// Holds `kernel`'s block pre-hash of `data` cut by `offsets` to
+/// `xxhash_rust`, key by key: XXH3-64 with `seed`, and with seed 0 also
+/// XXH64 (Memento's byte keys).
+fn compare(kernel: Kernel, seed: u64, data: &[u8], offsets: &[u32]) {
+    let key = |i: usize| &data[offsets[i] as usize..offsets[i + 1] as usize];
+    if seed == 0 {
+        let got = hashes(Prehash::xxh64(kernel), data, offsets);
+        for (i, got) in got.into_iter().enumerate() {
+            let want = xxhash_rust::xxh64::xxh64(key(i), 0);
+            assert_eq!(got, want, "{kernel}, XXH64, key {i}: {:02x?}", key(i));
+        }
+    }
+    let got = hashes(Prehash::new(kernel, seed), data, offsets);
     for (i, got) in got.into_iter().enumerate() {
-        let key = &data[offsets[i] as usize..offsets[i + 1] as usize];
+        let key = key(i);
         let want = xxhash_rust::xxh3::xxh3_64_with_seed(key, seed);
         assert_eq!(got, want, "{kernel}, seed {seed:#x}, key {i}: {key:02x?}");
         if seed == 0 {

@@ -13,10 +13,11 @@
 //! in plain code. Larger b-arrays resolve one key at a time, with
 //! [`Memento::bucket`]'s chain.
 
-use super::lookup::{prehash_bytes, rehash_u64};
+use super::lookup::rehash_u64;
 use super::rounds::{self, Pending};
 use super::Memento;
-use crate::bytes::{check_offsets, slices, Offset};
+use crate::bytes::lanes::Prehash;
+use crate::bytes::{check_offsets, slices, Offset, BLOCK as BYTES_BLOCK};
 use crate::kernel::check_lengths;
 use crate::{active_kernel, Error, Kernel};
 
@@ -113,24 +114,18 @@ impl Memento {
     ) -> Result<(), Error> {
         check_offsets(data, offsets, out.len())?;
         let kernel = active_kernel();
-        let mut keys = [0u64; crate::bytes::BLOCK];
-        // The block's byte strings, kept for the rehashes.
-        let mut block: [&[u8]; crate::bytes::BLOCK] = [&[]; crate::bytes::BLOCK];
-        let mut strings = slices(data, offsets);
-        for out in out.chunks_mut(crate::bytes::BLOCK) {
+        let mut prehash = Prehash::xxh64(kernel);
+        let mut keys = [0u64; BYTES_BLOCK];
+        for (i, out) in out.chunks_mut(BYTES_BLOCK).enumerate() {
             let keys = &mut keys[..out.len()];
-            let block = &mut block[..out.len()];
-            for (k, s) in keys.iter_mut().zip(block.iter_mut()) {
-                *s = strings
-                    .next()
-                    .expect("one string per output, checked above");
-                *k = prehash_bytes(s);
-            }
+            let offsets = &offsets[i * BYTES_BLOCK..];
+            // XXH64 with seed 0, on the lanes where the keys allow.
+            prehash.block(data, offsets, keys);
             kernel.run(keys, self.barray.get(), out);
             if self.removed.is_empty() {
                 continue;
             }
-            for (b, s) in out.iter_mut().zip(block.iter()) {
+            for (b, s) in out.iter_mut().zip(slices(data, offsets)) {
                 if self.removed.contains(*b) {
                     *b = self.resolve(*b, |seed| xxhash_rust::xxh64::xxh64(s, u64::from(seed)));
                 }
