@@ -65,7 +65,7 @@ fn hash(key: __m256i, h0: __m256i) -> __m256i {
 /// against `c` with its halves swapped gives both cross products.
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) fn mul(x: __m256i, c: u64) -> __m256i {
+fn mul(x: __m256i, c: u64) -> __m256i {
     let low = _mm256_mul_epu32(x, _mm256_set1_epi64x(c as u32 as i64));
     let cross = _mm256_mullo_epi32(x, _mm256_set1_epi64x(c.rotate_left(32) as i64));
     let sum = _mm256_add_epi32(cross, _mm256_bslli_epi128::<4>(cross));
@@ -76,7 +76,7 @@ pub(super) fn mul(x: __m256i, c: u64) -> __m256i {
 /// Rotation left by `L` bits; `R` is `64 - L`.
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) fn rotl<const L: i32, const R: i32>(x: __m256i) -> __m256i {
+fn rotl<const L: i32, const R: i32>(x: __m256i) -> __m256i {
     const { assert!(L + R == 64) };
     _mm256_or_si256(_mm256_slli_epi64::<L>(x), _mm256_srli_epi64::<R>(x))
 }
