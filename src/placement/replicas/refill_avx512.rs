@@ -129,8 +129,13 @@ fn on_axis(targets: &[u32], shift: u32, k: u32, axis: &mut [u64]) {
             _mm512_storeu_pd(a.as_mut_ptr().cast(), t);
         }
     }
-    for (a, &t) in axis[full..].iter_mut().zip(&targets[full..]) {
-        *a = super::walk::on_axis(t, shift, k).to_bits();
+    // The last few as a whole vector from a padded copy (the area has
+    // room), rather than a loop that LLVM turns into masked stores.
+    let rest = &targets[full..];
+    if !rest.is_empty() {
+        let mut last = [0u32; LANES];
+        last[..rest.len()].copy_from_slice(rest);
+        on_axis(&last, shift, k, &mut axis[full..full + LANES]);
     }
 }
 
