@@ -103,7 +103,7 @@ impl ZonedReplicas<'_> {
 /// The requests of `keys` for `zones` live zones (2 to [`MAX_ZONES`]) and
 /// sets of `k` into `s`: on the AVX-512 or AVX2 lanes when `kernel` is
 /// one of theirs, else in plain code.
-fn requests(kernel: Kernel, zones: usize, keys: &[u64], k: usize, s: &mut Scratch) {
+pub(super) fn requests(kernel: Kernel, zones: usize, keys: &[u64], k: usize, s: &mut Scratch) {
     #[cfg(target_arch = "x86_64")]
     if kernel.name() == "avx512" {
         use super::lanes_avx512::requests as on;

@@ -1,7 +1,8 @@
 //! The lanes' sets (`lanes.rs`) against the general rounds (`batch.rs`),
 //! on every kernel this CPU runs: every length to 300 at misaligned
 //! offsets, one to 8 zones of uneven sizes, nodes removed (none, 10%,
-//! 90%), a zone emptied, racks, and each `k` the lanes take.
+//! 90%), a zone emptied, racks, and each `k` the lanes take; and each
+//! key's requests against a sort of its zones, ties included.
 
 use crate::verify::SplitMix64;
 use crate::{Kernel, NodeTable};
@@ -127,4 +128,58 @@ fn more_zones_than_the_lanes_order_take_the_general_rounds_past_k_1() {
     assert!(zoned.on_lanes(1));
     assert!(!zoned.on_lanes(2));
     check(&text, &keys(if cfg!(miri) { 10 } else { 300 }), 20);
+}
+
+/// Each key's requests on every kernel against a sort of its zones by
+/// descending score, ties to the earlier zone (the higher id), over
+/// scores drawn from a handful of values so that ties are common: the
+/// rule no table's real scores would show.
+#[test]
+fn the_requests_are_the_sorted_order_with_ties() {
+    use super::lanes::requests;
+    use super::requests::Scratch;
+    let mut rng = SplitMix64::new(45);
+    let lengths = if cfg!(miri) {
+        [0, 1, 9].as_slice()
+    } else {
+        &[0, 1, 7, 8, 9, 63, 300]
+    };
+    for zones in 2..=8 {
+        for k in 2..=zones {
+            for &n in lengths {
+                let keys = rng.keys(n);
+                let mut want: Vec<Vec<(usize, usize)>> = vec![Vec::new(); zones];
+                let mut made = Scratch::new(n.max(1), k, zones);
+                for (i, _) in keys.iter().enumerate() {
+                    let first = (rng.next_u64() % zones as u64) as usize;
+                    made.first[i] = first as u8;
+                    let score: Vec<u64> = (0..zones).map(|_| rng.next_u64() % 3).collect();
+                    for (z, &s) in score.iter().enumerate() {
+                        made.scores[z * made.stride + i] = s;
+                    }
+                    let mut others: Vec<usize> = (0..zones).filter(|&z| z != first).collect();
+                    others.sort_by_key(|&z| (core::cmp::Reverse(score[z]), z));
+                    for (place, &z) in others.iter().enumerate().take(k - 1) {
+                        want[z].push((i, place + 1));
+                    }
+                }
+                for kernel in Kernel::supported() {
+                    let mut s = Scratch::new(n.max(1), k, zones);
+                    s.first.copy_from_slice(&made.first);
+                    s.scores.copy_from_slice(&made.scores);
+                    requests(kernel, zones, &keys, k, &mut s);
+                    for (z, want) in want.iter().enumerate() {
+                        let at = z * s.stride;
+                        let got: Vec<(usize, usize)> = s.targets[at..at + s.lengths[z]]
+                            .iter()
+                            .map(|&t| (t as usize % s.size, t as usize / s.size + 1))
+                            .collect();
+                        assert_eq!(&got, want, "{kernel}, {zones} zones, k {k}, {n} keys");
+                        let asked: Vec<u64> = want.iter().map(|&(i, _)| keys[i]).collect();
+                        assert_eq!(s.derived[at..at + s.lengths[z]], asked[..]);
+                    }
+                }
+            }
+        }
+    }
 }
