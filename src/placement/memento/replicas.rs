@@ -162,6 +162,16 @@ impl Memento {
             for (member, column) in set.iter_mut().zip(columns.iter()) {
                 *member = column[i];
             }
+            // Most of these sets (about half at 10% removed, k = 3) lost one
+            // member past the first, and candidate 0 works and is not in
+            // the set: [`Memento::replay`] then refills that member with it
+            // and stops, which this does without its search.
+            if let Some(slot) = self.lone_removal(&set) {
+                if slot > 0 && !self.removed.contains(bucket) && !set.contains(&bucket) {
+                    columns[slot][i] = bucket;
+                    continue;
+                }
+            }
             let first = Candidate {
                 key: derived,
                 bucket,
@@ -170,6 +180,18 @@ impl Memento {
             for (column, &member) in columns.iter_mut().zip(&set) {
                 column[i] = member;
             }
+        }
+    }
+
+    /// The slot of `set`'s only removed member, if exactly one is removed.
+    fn lone_removal(&self, set: &[u32]) -> Option<usize> {
+        let mut removed = set
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| self.removed.contains(b));
+        match (removed.next(), removed.next()) {
+            (Some((slot, _)), None) => Some(slot),
+            _ => None,
         }
     }
 
