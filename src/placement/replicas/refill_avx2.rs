@@ -44,10 +44,11 @@ const TWO52: f64 = 4_503_599_627_370_496.0;
 struct Lanes<const T: usize> {
     /// The LCG state; the slot's key right after a refill.
     state: __m256i,
-    /// The walk's `b` on its axis, an integer-valued double.
+    /// The walk's `b` on its axis, an integer-valued double; minus
+    /// infinity in idle lanes (once the keys run out), whose `x` stays
+    /// minus infinity, so that they never finish: the end is then one
+    /// constant for every lane, not a register per vector.
     b: __m256d,
-    /// The end of the walk in lanes holding a key; NaN in idle lanes.
-    limit: __m256d,
     /// Each lane's key as an index into the run, in the high half.
     position: __m256i,
     /// The endings of the higher slots of each lane's key, on this walk's
@@ -109,7 +110,7 @@ impl<const T: usize> Feed<'_, T> {
         let taken = _mm256_castsi256_pd(taken);
         lanes.b = _mm256_blendv_pd(lanes.b, self.start, taken);
         let idle = _mm256_castsi256_pd(lane_mask(free & !take));
-        lanes.limit = _mm256_blendv_pd(lanes.limit, _mm256_set1_pd(f64::NAN), idle);
+        lanes.b = _mm256_blendv_pd(lanes.b, _mm256_set1_pd(f64::NEG_INFINITY), idle);
         self.next += take.count_ones() as usize;
     }
 }
@@ -196,7 +197,6 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
     let mut groups = [Lanes {
         state: _mm256_setzero_si256(),
         b: feed.start,
-        limit,
         position: _mm256_setzero_si256(),
         targets: [_mm256_setzero_pd(); T],
     }; GROUPS];
@@ -226,9 +226,8 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
                 // x = (b + 1) q, one rounding: fma(b, q, q).
                 let x = _mm256_fmadd_pd(lanes.b, q, q);
                 // The walk stops when trunc(x) reaches the end, that is when
-                // x does; no x reaches an idle lane's NaN limit.
-                finished[g] =
-                    _mm256_or_pd(finished[g], _mm256_cmp_pd::<_CMP_GE_OQ>(x, lanes.limit));
+                // x does; an idle lane's x, minus infinity, never does.
+                finished[g] = _mm256_or_pd(finished[g], _mm256_cmp_pd::<_CMP_GE_OQ>(x, limit));
                 // trunc(x) > b in the lanes that go on (x = (b + 1) q, q >=
                 // 1), so a max keeps b in those that finished once their x
                 // is zeroed.
