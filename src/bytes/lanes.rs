@@ -6,7 +6,9 @@
 
 use super::offsets::{sealed, Offset};
 #[cfg(target_arch = "x86_64")]
-use crate::kernel::xxh3::short::{Hash, Seeded};
+use crate::kernel::xxh3::short::{Hash, Seeded, MAX_LEN};
+#[cfg(target_arch = "x86_64")]
+use crate::kernel::xxh3::SHORT_LANES;
 use crate::Kernel;
 
 /// Keys pre-hashed per block before the kernel runs on them: small enough
@@ -26,6 +28,9 @@ pub(crate) struct Prehash {
     offsets: [u64; BLOCK + 1],
     /// The block's keys over 16 bytes, by position.
     long: [u32; BLOCK],
+    /// The lanes' hashes, the block padded to whole vectors.
+    #[cfg(target_arch = "x86_64")]
+    hashes: [u64; BLOCK],
 }
 
 impl Prehash {
@@ -43,6 +48,8 @@ impl Prehash {
             seeded: Seeded::new(seed),
             offsets: [0; BLOCK + 1],
             long: [0; BLOCK],
+            #[cfg(target_arch = "x86_64")]
+            hashes: [0; BLOCK],
         }
     }
 
@@ -66,10 +73,9 @@ impl Prehash {
         for (wide, &o) in self.offsets.iter_mut().zip(&offsets[..=n]) {
             *wide = sealed::Sealed::to_u64(o);
         }
-        // The next block's bytes, up to as many keys as this one.
+        // Where the next block's keys end, up to as many as this one's.
         let after = sealed::Sealed::to_u64(offsets[(2 * n).min(offsets.len() - 1)]);
-        let ahead = &data[self.offsets[n] as usize..after as usize];
-        let hashed = self.on_lanes(data, ahead, out);
+        let hashed = self.on_lanes(data, after as usize, out);
         let key = |i: usize| &data[self.offsets[i] as usize..self.offsets[i + 1] as usize];
         match hashed {
             Some(long) => {
@@ -87,10 +93,25 @@ impl Prehash {
 
     /// The keys of at most 16 bytes of the block whose offsets `offsets`
     /// holds hashed on the kernel's lanes, and how many longer keys
-    /// `long` lists; `None` from a kernel without the lanes.
+    /// `long` lists; `None` from a kernel without the lanes. The next
+    /// block's keys end at `after`.
     #[cfg(target_arch = "x86_64")]
-    fn on_lanes(&mut self, data: &[u8], ahead: &[u8], out: &mut [u64]) -> Option<usize> {
+    fn on_lanes(&mut self, data: &[u8], after: usize, out: &mut [u64]) -> Option<usize> {
         let n = out.len();
+        // The next block's bytes are asked for when this block's keys
+        // average 16 bytes or less: longer keys mostly go to `xxhash_rust`,
+        // whose plain loads the hardware prefetchers follow, and asking for
+        // kilobytes ahead then only stalls on the memory system's queue.
+        let span = self.offsets[n] - self.offsets[0];
+        let ahead = if span <= (MAX_LEN * n) as u64 {
+            &data[self.offsets[n] as usize..after]
+        } else {
+            &[]
+        };
+        // Whole vectors: empty keys at the block's end after its keys.
+        let whole = n.next_multiple_of(SHORT_LANES);
+        let end = self.offsets[n];
+        self.offsets[n + 1..=whole].fill(end);
         // The lanes read 8-byte windows: shorter data is padded.
         let mut padded = [0u8; 8];
         let windows = if data.len() < 8 {
@@ -104,24 +125,27 @@ impl Prehash {
         } else {
             Hash::Xxh3(&self.seeded)
         };
-        self.kernel.prehash_short(
+        let long = self.kernel.prehash_short(
             windows,
-            &self.offsets[..=n],
+            &self.offsets[..=whole],
             hash,
-            out,
-            &mut self.long[..n],
+            &mut self.hashes[..whole],
+            &mut self.long[..whole],
             ahead,
-        )
+        )?;
+        out.copy_from_slice(&self.hashes[..n]);
+        Some(long)
     }
 
     /// Off x86-64 no kernel has the lanes.
     #[cfg(not(target_arch = "x86_64"))]
-    fn on_lanes(&mut self, _: &[u8], _: &[u8], _: &mut [u64]) -> Option<usize> {
+    fn on_lanes(&mut self, _: &[u8], _: usize, _: &mut [u64]) -> Option<usize> {
         None
     }
 
-    /// The hash of one key, by `xxhash_rust`.
-    #[inline]
+    /// The hash of one key, by `xxhash_rust`: inlined into the loops over
+    /// keys, whose choice of hash then moves out of the loop.
+    #[inline(always)]
     fn one(&self, key: &[u8]) -> u64 {
         if self.xxh64 {
             xxhash_rust::xxh64::xxh64(key, 0)

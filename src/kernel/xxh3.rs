@@ -21,13 +21,19 @@
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod short;
 
+/// The keys `Kernel::prehash_short` takes come in multiples of this
+/// many, the widest lanes': one loop with no tail, whose hashes inline.
+#[cfg(target_arch = "x86_64")]
+pub(crate) const SHORT_LANES: usize = 8;
+
 #[cfg(target_arch = "x86_64")]
 impl super::Kernel {
     /// Writes `hash` (XXH3-64 with a seed's constants, or XXH64) of every
     /// key `data[offsets[i]..offsets[i + 1]]` of at most 16 bytes into
     /// `out[i]`, on this kernel's lanes; lists the positions of the longer
     /// keys in `long` and returns how many. `data` holds at least 8 bytes,
-    /// `offsets` one more than `out`, `long` as many as `out`; offsets past
+    /// `out` a multiple of [`SHORT_LANES`] keys (the caller pads with empty
+    /// keys), `offsets` one more, `long` as many as `out`; offsets past
     /// the data or decreasing give wrong hashes but read nothing outside it.
     /// `ahead` are the next keys' bytes, which the lanes ask for from
     /// memory first. `None`, with `out` untouched, from a kernel without
@@ -43,7 +49,7 @@ impl super::Kernel {
     ) -> Option<usize> {
         let n = out.len();
         assert!(data.len() >= 8 && offsets.len() == n + 1 && long.len() >= n);
-        assert!(n <= u32::MAX as usize);
+        assert!(n.is_multiple_of(SHORT_LANES) && n <= u32::MAX as usize);
         if self.isa == super::Isa::Avx512 {
             // SAFETY: a `Kernel` with `Isa::Avx512` is only made by
             // `Kernel::avx512` after detecting AVX-512F, AVX-512DQ and AVX2,

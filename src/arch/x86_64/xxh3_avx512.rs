@@ -16,9 +16,9 @@ const LANES: usize = 8;
 ///
 /// # Safety
 /// The CPU must support AVX-512F, AVX-512DQ and AVX2; `data` holds at
-/// least 8 bytes, `offsets` `out.len() + 1` words and `long` at least
-/// `out.len()`. `ahead` are the bytes of the next keys, asked for from
-/// memory first.
+/// least 8 bytes, `out` a multiple of 8 words, `offsets` `out.len() + 1`
+/// words and `long` at least `out.len()`. `ahead` are the bytes of the
+/// next keys, asked for from memory first.
 #[target_feature(enable = "avx512f,avx512dq,avx2")]
 pub(crate) unsafe fn short(
     data: &[u8],
@@ -33,9 +33,9 @@ pub(crate) unsafe fn short(
     let last = splat(data.len() as u64 - 8);
     let mut count = 0;
     let mut i = 0;
-    while i + LANES <= n {
-        // SAFETY: `offsets` holds `n + 1 >= i + 9` words: the 64 bytes at
-        // `i` and at `i + 1` that the loads read.
+    while i < n {
+        // SAFETY: `n` is a multiple of 8, so `offsets` holds `n + 1 >= i + 9`
+        // words: the 64 bytes at `i` and at `i + 1` that the loads read.
         let (start, end) = unsafe {
             (
                 _mm512_loadu_si512(offsets.as_ptr().add(i).cast()),
@@ -68,28 +68,6 @@ pub(crate) unsafe fn short(
         unsafe { _mm256_storeu_si256(long.as_mut_ptr().add(count).cast(), packed) };
         count += over.count_ones() as usize;
         i += LANES;
-    }
-    if i < n {
-        // The last keys, with empty keys at the end offset after them.
-        let mut pad = [offsets[n]; LANES + 1];
-        pad[..=n - i].copy_from_slice(&offsets[i..]);
-        let mut h = [0u64; LANES];
-        // SAFETY: `pad` holds 9 words: the 64 bytes at 0 and at 1 that the
-        // loads read, and `h` the 64 bytes the store writes; the gathers
-        // read inside `data` (see `words`).
-        let over = unsafe {
-            let start = _mm512_loadu_si512(pad.as_ptr().cast());
-            let end = _mm512_loadu_si512(pad.as_ptr().add(1).cast());
-            let len = _mm512_sub_epi64(end, start);
-            let (head, tail) = words(data, start, end, last);
-            _mm512_storeu_si512(h.as_mut_ptr().cast(), lanes(hash, head, tail, len));
-            long_keys(len)
-        };
-        out[i..].copy_from_slice(&h[..n - i]);
-        for lane in 0..n - i {
-            long[count] = (i + lane) as u32;
-            count += usize::from(over >> lane & 1 == 1);
-        }
     }
     count
 }
