@@ -76,18 +76,25 @@ impl Prehash {
         // Where the next block's keys end, up to as many as this one's.
         let after = sealed::Sealed::to_u64(offsets[(2 * n).min(offsets.len() - 1)]);
         let hashed = self.on_lanes(data, after as usize, out);
-        let key = |i: usize| &data[self.offsets[i] as usize..self.offsets[i + 1] as usize];
-        match hashed {
-            Some(long) => {
-                for &i in &self.long[..long] {
-                    out[i as usize] = self.one(key(i as usize));
-                }
-            }
-            None => {
-                for (i, o) in out.iter_mut().enumerate() {
-                    *o = self.one(key(i));
-                }
-            }
+        // The keys the lanes left, or all of them, by `xxhash_rust`: one
+        // loop per hash, so that each inlines its own.
+        let keys = hashed.map(|long| &self.long[..long]);
+        let offsets = &self.offsets[..=n];
+        let seed = self.seed;
+        if self.xxh64 {
+            by_crate(
+                |key| xxhash_rust::xxh64::xxh64(key, 0),
+                data,
+                offsets,
+                keys,
+                out,
+            );
+        } else if seed == 0 {
+            // Seed 0 keeps the default secret, with no per-key derivation.
+            by_crate(xxhash_rust::xxh3::xxh3_64, data, offsets, keys, out);
+        } else {
+            let hash = |key: &[u8]| xxhash_rust::xxh3::xxh3_64_with_seed(key, seed);
+            by_crate(hash, data, offsets, keys, out);
         }
     }
 
@@ -142,18 +149,29 @@ impl Prehash {
     fn on_lanes(&mut self, _: &[u8], _: usize, _: &mut [u64]) -> Option<usize> {
         None
     }
+}
 
-    /// The hash of one key, by `xxhash_rust`: inlined into the loops over
-    /// keys, whose choice of hash then moves out of the loop.
-    #[inline(always)]
-    fn one(&self, key: &[u8]) -> u64 {
-        if self.xxh64 {
-            xxhash_rust::xxh64::xxh64(key, 0)
-        } else if self.seed == 0 {
-            // Seed 0 keeps the default secret, with no per-key derivation.
-            xxhash_rust::xxh3::xxh3_64(key)
-        } else {
-            xxhash_rust::xxh3::xxh3_64_with_seed(key, self.seed)
+/// `hash` of the keys at the positions `keys` lists (every key when
+/// `None`) of `data` cut by `offsets`, into `out`.
+#[inline(always)]
+fn by_crate(
+    hash: impl Fn(&[u8]) -> u64,
+    data: &[u8],
+    offsets: &[u64],
+    keys: Option<&[u32]>,
+    out: &mut [u64],
+) {
+    let key = |i: usize| &data[offsets[i] as usize..offsets[i + 1] as usize];
+    match keys {
+        Some(keys) => {
+            for &i in keys {
+                out[i as usize] = hash(key(i as usize));
+            }
+        }
+        None => {
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = hash(key(i));
+            }
         }
     }
 }
