@@ -152,8 +152,10 @@ impl Prehash {
 }
 
 /// `hash` of the keys at the positions `keys` lists (every key when
-/// `None`) of `data` cut by `offsets`, into `out`.
-#[inline(always)]
+/// `None`) of `data` cut by `offsets`, into `out`. A function of its own
+/// for each hash, so that the hash inlines into its loop (inlined into the
+/// block's code, the loop called the hash: 30% slower on 40-byte keys).
+#[inline(never)]
 fn by_crate(
     hash: impl Fn(&[u8]) -> u64,
     data: &[u8],
