@@ -158,28 +158,82 @@ impl Memento {
         let mut buckets = vec![0u32; derived.len()];
         kernel.run(&derived, self.barray.get(), &mut buckets);
         let mut set = vec![0u32; columns.len()];
-        for ((&i, &derived), bucket) in hit.iter().zip(&derived).zip(buckets) {
+        // The sets whose only removed member is the first, by position in
+        // `hit`: see below.
+        let mut lone_first = Vec::new();
+        for (h, ((&i, &derived), &bucket)) in hit.iter().zip(&derived).zip(&buckets).enumerate() {
             for (member, column) in set.iter_mut().zip(columns.iter()) {
                 *member = column[i];
             }
-            // Most of these sets (about half at 10% removed, k = 3) lost one
-            // member past the first, and candidate 0 works and is not in
-            // the set: [`Memento::replay`] then refills that member with it
-            // and stops, which this does without its search.
-            if let Some(slot) = self.lone_removal(&set) {
-                if slot > 0 && !self.removed.contains(bucket) && !set.contains(&bucket) {
+            match self.lone_removal(&set) {
+                // Most of these sets (about half at 10% removed, k = 3)
+                // lost one member past the first, and candidate 0 works
+                // and is not in the set: [`Memento::replay`] then refills
+                // that member with it and stops, which this does without
+                // its search.
+                Some(slot)
+                    if slot > 0 && !self.removed.contains(bucket) && !set.contains(&bucket) =>
+                {
                     columns[slot][i] = bucket;
                     continue;
                 }
+                Some(0) => {
+                    lone_first.push(h);
+                    continue;
+                }
+                _ => {}
+            }
+            self.replay_at(
+                keys[i],
+                i,
+                columns,
+                &mut set,
+                Candidate {
+                    key: derived,
+                    bucket,
+                },
+            );
+        }
+        // A set whose only removed member is the first: the replay follows
+        // the key's rehash chain from its Figure 1 bucket, removal after
+        // removal, through buckets removed later (none of them a member,
+        // which all work), to a working bucket: the key's Memento bucket,
+        // which a batch computes on the lanes. Unless another member holds
+        // it, that is the first member, and the replay stops there.
+        let lone_keys: Vec<u64> = lone_first.iter().map(|&h| keys[hit[h]]).collect();
+        let mut primaries = vec![0u32; lone_keys.len()];
+        self.batch(&lone_keys, &mut primaries)
+            .expect("one bucket per key");
+        for (&h, primary) in lone_first.iter().zip(primaries) {
+            let i = hit[h];
+            if !columns[1..].iter().any(|column| column[i] == primary) {
+                columns[0][i] = primary;
+                continue;
+            }
+            for (member, column) in set.iter_mut().zip(columns.iter()) {
+                *member = column[i];
             }
             let first = Candidate {
-                key: derived,
-                bucket,
+                key: derived[h],
+                bucket: buckets[h],
             };
-            self.replay(keys[i], &mut set, first);
-            for (column, &member) in columns.iter_mut().zip(&set) {
-                column[i] = member;
-            }
+            self.replay_at(keys[i], i, columns, &mut set, first);
+        }
+    }
+
+    /// [`Memento::replay`] of `key`'s `set`, which is row `i` of `columns`,
+    /// written back there.
+    fn replay_at(
+        &self,
+        key: u64,
+        i: usize,
+        columns: &mut [&mut [u32]],
+        set: &mut [u32],
+        first: Candidate,
+    ) {
+        self.replay(key, set, first);
+        for (column, &member) in columns.iter_mut().zip(set.iter()) {
+            column[i] = member;
         }
     }
 
