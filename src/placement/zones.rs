@@ -46,10 +46,11 @@
 //! choices one [`crate::Memento::batch`] (or [`crate::Memento::replicas_batch`]) over the
 //! keys that need a member there; only the rack level (zones with racks
 //! holding two or more members of a key) walks one key at a time. With
-//! `k` at most the live zones, and those at most 8, each zone holds one
-//! member: a key's order then comes without a sort, from one compare per
-//! pair of zone scores (eight keys a step on AVX-512, four on AVX2), and
-//! each zone's members go straight to their columns.
+//! at most 8 live zones, and `k` at most their number (or more, when
+//! every zone can take its share of members and none names racks), a
+//! key's order comes without a sort, from one compare per pair of zone
+//! scores (eight keys a step on AVX-512, four on AVX2), and each zone's
+//! members go straight to their columns.
 //!
 //! # What moves
 //!
@@ -96,6 +97,7 @@ mod lanes_avx2;
 mod lanes_avx512;
 mod order;
 mod requests;
+mod several;
 
 pub use error::ZoneError;
 

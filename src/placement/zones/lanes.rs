@@ -1,17 +1,20 @@
-//! Zoned sets of a batch on the lanes, for the shape most tables have:
-//! `k` at most the zones with a live node, and those at most
-//! [`MAX_ZONES`]. Each of a key's first `k` zones then holds one member,
-//! so no zone's racks are walked and no zone needs a replica set: rank 1
-//! is the table's batch, and rank `j + 1` is the local choice of the zone
-//! at place `j` of the key's order, [`crate::Memento::batch`] over its
-//! derived key.
+//! Zoned sets of a batch on the lanes, for the shapes most tables have:
+//! at most [`MAX_ZONES`] zones with a live node, and either `k` at most
+//! their number, or more members than zones with every zone able to take
+//! its share and no racks. With `k` at most the zones, each of a key's
+//! first `k` zones holds one member, so no zone's racks are walked and no
+//! zone needs a replica set: rank 1 is the table's batch, and rank `j + 1`
+//! is the local choice of the zone at place `j` of the key's order,
+//! [`crate::Memento::batch`] over its derived key. With more, the members
+//! of the rounds after the first come from the zones' local replica sets
+//! (`several.rs`).
 //!
 //! What is left per key is the order itself, and which zones it asks for
 //! a member: `requests.rs` finds both without a sort or a branch, from the
-//! zone scores (XXH64 on the lanes), in plain code or eight keys a step on
-//! AVX-512 (`lanes_avx512.rs`). Each zone then runs one Memento batch over
-//! the derived keys of the keys that ask it, and its members go straight
-//! to their columns.
+//! zone scores (XXH64 on the lanes), in plain code or several keys a step
+//! on AVX-512 and AVX2 (`lanes_avx512.rs`, `lanes_avx2.rs`). Each zone
+//! then runs one Memento batch over the derived keys of the keys that ask
+//! it, and its members go straight to their columns.
 
 use super::domain::LOCAL;
 use super::order::MAX_ZONES;
@@ -24,11 +27,16 @@ use crate::Kernel;
 const ROUND: usize = 4096;
 
 impl ZonedReplicas<'_> {
-    /// Whether the lanes draw sets of `k`: one member per zone, within
-    /// [`MAX_ZONES`] live zones (or `k = 1`, rank 1 alone).
+    /// Whether the lanes draw sets of `k`: within [`MAX_ZONES`] live
+    /// zones, one member per zone, or more members than zones dealt to
+    /// every zone round after round (or `k = 1`, rank 1 alone).
     pub(super) fn on_lanes(&self, k: usize) -> bool {
-        let zones = self.order.live.len();
-        k == 1 || (k <= zones && zones <= MAX_ZONES)
+        let (zones, order) = (self.order.live.len(), &self.order);
+        // With more members than zones, each zone holds one member per
+        // round while every zone has live nodes for every round, and
+        // without racks its members are the first of its local set.
+        let dealt = !order.racks && order.fewest >= k.div_ceil(zones.max(1));
+        k == 1 || (zones <= MAX_ZONES && (k <= zones || dealt))
     }
 
     /// The sets of `keys` into `columns` on `kernel`, when
@@ -77,12 +85,23 @@ impl ZonedReplicas<'_> {
             scores[..n].copy_from_slice(keys);
             kernel.xxh64(&mut scores[..n], self.zones[z as usize].id);
         }
-        requests(kernel, live.len(), keys, k, s);
-        let sets = &mut s.sets[..];
+        // The first round's columns: with more members than zones, every
+        // zone is asked, in the column of its place.
+        let zones = live.len();
+        if zones >= 2 {
+            requests(kernel, zones, keys, k.min(zones), s);
+        } else {
+            s.lengths = [0; MAX_ZONES];
+        }
         for (p, &z) in live.iter().enumerate() {
             let zone = &self.zones[z as usize];
+            if k > zones {
+                let primaries = &columns[0][start..start + n];
+                self.later_rounds(kernel, keys, k, p, primaries, s);
+            }
             let nodes = &zone.nodes[..];
             let memento = zone.memento.as_ref().expect("a live zone");
+            let sets = &mut s.sets[..];
             let asked = p * s.stride..p * s.stride + s.lengths[p];
             let derived = &mut s.derived[asked.clone()];
             kernel.xxh64(derived, zone.id ^ LOCAL);
@@ -94,7 +113,7 @@ impl ZonedReplicas<'_> {
                 sets[target as usize] = nodes[b as usize];
             }
         }
-        for (column, set) in columns[1..].iter_mut().zip(sets.chunks_exact(size)) {
+        for (column, set) in columns[1..].iter_mut().zip(s.sets.chunks_exact(size)) {
             column[start..start + n].copy_from_slice(&set[..n]);
         }
     }
