@@ -9,7 +9,7 @@
 
 use core::arch::x86_64::*;
 
-use super::walk::{write, HIT, TRICKLE};
+use super::walk::{round_steps, write, HIT, TRICKLE};
 use crate::arch::x86_64::avx2::{lane_mask, lcg, permutation, PACK, SPREAD};
 use crate::arch::x86_64::quotient::{quotient_256, scaled_divisor_256};
 
@@ -20,19 +20,7 @@ const LANES: usize = 4;
 /// divider stays busy.
 const GROUPS: usize = 6;
 
-/// Steps between two refills: as the kernel's rounds
-/// ([`crate::arch::long_keys`] of the set's bucket count `n`), more steps
-/// for longer walks; a lane done at the first idles for the rest, but the
-/// retire and refill are paid once for all.
-fn steps(n: u32) -> usize {
-    if crate::arch::long_keys(n) {
-        STEPS_LONG
-    } else {
-        STEPS_LONG - 1
-    }
-}
-
-/// Steps between two refills in long walks.
+/// Steps between two refills in long walks (see `walk::round_steps`).
 const STEPS_LONG: usize = 5;
 
 /// `2^52`: added to an integer-valued double below `2^52`, it leaves the
@@ -206,7 +194,7 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
     let bias = _mm256_set1_pd(TWO52);
     let low = _mm256_set1_epi64x(0xFFFF_FFFF);
     let hit_bit = _mm256_set1_epi64x(i64::from(HIT));
-    let steps = steps(end + shift);
+    let steps = round_steps(end + shift, STEPS_LONG);
     let mut done = 0;
     // The endings before `written` are in `out` already.
     let mut written = 0;

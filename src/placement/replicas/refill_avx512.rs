@@ -10,7 +10,7 @@
 
 use core::arch::x86_64::*;
 
-use super::walk::{write, HIT, TRICKLE};
+use super::walk::{round_steps, write, HIT, TRICKLE};
 use crate::arch::x86_64::quotient::{quotient_512, scaled_divisor_512};
 use crate::kernel::scalar::LCG_MULTIPLIER;
 
@@ -21,19 +21,7 @@ const LANES: usize = 8;
 /// multiply-add, compare) overlap while the divider stays busy.
 const GROUPS: usize = 6;
 
-/// Steps between two refills: as the kernel's rounds
-/// ([`crate::arch::long_keys`] of the set's bucket count `n`), more steps
-/// for longer walks; a lane done at the first idles for the rest, but the
-/// retire and refill are paid once for all.
-fn steps(n: u32) -> usize {
-    if crate::arch::long_keys(n) {
-        STEPS_LONG
-    } else {
-        STEPS_LONG - 1
-    }
-}
-
-/// Steps between two refills in long walks.
+/// Steps between two refills in long walks (see `walk::round_steps`).
 const STEPS_LONG: usize = 4;
 
 /// One vector of lanes.
@@ -206,7 +194,7 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
     let multiplier = _mm512_set1_epi64(LCG_MULTIPLIER as i64);
     let one = _mm512_set1_epi64(1);
     let hit_bit = _mm512_set1_epi64(i64::from(HIT));
-    let steps = steps(end + shift);
+    let steps = round_steps(end + shift, STEPS_LONG);
     let mut done = 0;
     // The endings before `written` are in `out` already.
     let mut written = 0;

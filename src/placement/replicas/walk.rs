@@ -35,6 +35,20 @@ pub(super) fn on_axis(e: u32, shift: u32, k: u32) -> f64 {
     }
 }
 
+/// Steps between two refills of a refilling walk in sets among `n`
+/// buckets: `long` (the instruction set's best for long walks) when the
+/// kernel takes long rounds too ([`crate::arch::long_keys`]), one fewer
+/// for shorter walks. A lane done at the first step idles for the rest,
+/// but the retire and refill are paid once for all.
+#[cfg(target_arch = "x86_64")]
+pub(super) fn round_steps(n: u32, long: usize) -> usize {
+    if crate::arch::long_keys(n) {
+        long
+    } else {
+        long - 1
+    }
+}
+
 /// Endings written to `out` after each round, once that many wait: a
 /// round retires about 20 keys.
 #[cfg(target_arch = "x86_64")]
