@@ -119,60 +119,46 @@ impl ZonedReplicas<'_> {
     }
 }
 
+/// `$call::<Z>($args)` for `Z` the number of live zones `$zones` (2 to
+/// [`MAX_ZONES`]), so that each pass keeps its zones' scores in registers.
+macro_rules! by_zones {
+    ($zones:expr, $($call:ident)::+, $($args:expr),*) => {
+        match $zones {
+            2 => $($call)::+::<2>($($args),*),
+            3 => $($call)::+::<3>($($args),*),
+            4 => $($call)::+::<4>($($args),*),
+            5 => $($call)::+::<5>($($args),*),
+            6 => $($call)::+::<6>($($args),*),
+            7 => $($call)::+::<7>($($args),*),
+            _ => $($call)::+::<8>($($args),*),
+        }
+    };
+}
+
 /// The requests of `keys` for `zones` live zones (2 to [`MAX_ZONES`]) and
 /// sets of `k` into `s`: on the AVX-512 or AVX2 lanes when `kernel` is
 /// one of theirs, else in plain code.
 pub(super) fn requests(kernel: Kernel, zones: usize, keys: &[u64], k: usize, s: &mut Scratch) {
     #[cfg(target_arch = "x86_64")]
     if kernel.name() == "avx512" {
-        use super::lanes_avx512::requests as on;
         // SAFETY: a kernel named "avx512" is only made by `Kernel::avx512`
         // after detecting AVX-512F, AVX-512DQ, AVX2 and POPCNT, the
         // features the pass enables; `s` was made for rounds of at most
         // `s.size` keys and `zones` zones.
-        unsafe {
-            match zones {
-                2 => on::<2>(keys, k, s),
-                3 => on::<3>(keys, k, s),
-                4 => on::<4>(keys, k, s),
-                5 => on::<5>(keys, k, s),
-                6 => on::<6>(keys, k, s),
-                7 => on::<7>(keys, k, s),
-                _ => on::<8>(keys, k, s),
-            }
-        }
+        unsafe { by_zones!(zones, super::lanes_avx512::requests, keys, k, s) };
         return;
     }
     #[cfg(target_arch = "x86_64")]
     if kernel.name() == "avx2" {
-        use super::lanes_avx2::requests as on;
         // SAFETY: a kernel named "avx2" is only made by `Kernel::avx2`
         // after detecting AVX2, FMA and POPCNT, which cover the features
         // the pass enables; `s` was made for rounds of at most `s.size`
         // keys and `zones` zones.
-        unsafe {
-            match zones {
-                2 => on::<2>(keys, k, s),
-                3 => on::<3>(keys, k, s),
-                4 => on::<4>(keys, k, s),
-                5 => on::<5>(keys, k, s),
-                6 => on::<6>(keys, k, s),
-                7 => on::<7>(keys, k, s),
-                _ => on::<8>(keys, k, s),
-            }
-        }
+        unsafe { by_zones!(zones, super::lanes_avx2::requests, keys, k, s) };
         return;
     }
     // Only x86 has a lane pass for the requests.
     #[cfg(not(target_arch = "x86_64"))]
     let _ = kernel;
-    match zones {
-        2 => s.requests::<2>(keys, k),
-        3 => s.requests::<3>(keys, k),
-        4 => s.requests::<4>(keys, k),
-        5 => s.requests::<5>(keys, k),
-        6 => s.requests::<6>(keys, k),
-        7 => s.requests::<7>(keys, k),
-        _ => s.requests::<8>(keys, k),
-    }
+    by_zones!(zones, Scratch::requests, s, keys, k)
 }
