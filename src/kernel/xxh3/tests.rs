@@ -3,9 +3,10 @@
 //! every length from 0 to 300 (those over 16 bytes through the
 //! fallback), random and adversarial bytes, keys of one length and of
 //! mixed lengths, data cut from any byte of a buffer with the last key at
-//! its very end, edge and random seeds; and on the kernels with lanes
-//! every key of 1 to 3 bytes. Small under Miri, which runs the scalar and
-//! AVX2 kernels (both through `xxhash_rust`, see `.ci/miri`).
+//! its very end, data under 8 bytes, edge and random seeds; and on the
+//! kernels with lanes every key of 1 to 3 bytes. Small under Miri, which
+//! runs the scalar and AVX2 kernels (both through `xxhash_rust`, see
+//! `.ci/miri`).
 
 use crate::bytes::lanes::Prehash;
 use crate::bytes::BLOCK;
@@ -134,6 +135,14 @@ fn check(kernel: Option<Kernel>, name: &str) {
                     let data = &buffer[..skip + keys * len];
                     let offsets: Vec<u32> = (0..=keys).map(|k| (skip + k * len) as u32).collect();
                     compare(kernel, seed, data, &offsets);
+                }
+            }
+            // Data shorter than the lanes' 8-byte windows, cut in two keys
+            // at every place.
+            for total in 0..8usize {
+                let data: Vec<u8> = (0..total).map(fill).collect();
+                for cut in 0..=total {
+                    compare(kernel, seed, &data, &[0, cut as u32, total as u32]);
                 }
             }
             // Mixed lengths around every class edge in one block, and a
