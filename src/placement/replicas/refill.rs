@@ -20,10 +20,10 @@
 //! of the keys: a lower slot lands on a given bucket `x` with probability
 //! about `1 / x`) are done again by the lockstep blocks of
 //! [`super::lanes`], which keep every landing. A walk finds out as it goes:
-//! a lane stops at once when it hits a target, or when one of its targets
-//! already marks the key unsettled (an ending below `k`, or one marked
-//! [`HIT`]: `walk::on_axis` makes those NaN), and marks its ending with
-//! [`HIT`]. So slot 0's walk, whose targets are every other ending, marks
+//! a lane stops when it hits a target, and does not walk when one of its
+//! targets already marks the key unsettled (an ending below `k`, or one
+//! marked [`HIT`]: the key then starts at plus infinity, where its first
+//! step ends the walk), and marks its ending with [`HIT`]. So slot 0's walk, whose targets are every other ending, marks
 //! exactly the unsettled keys, and column 0 alone says which to redo.
 
 use super::lanes::Blocks;

@@ -9,7 +9,7 @@
 
 use core::arch::x86_64::*;
 
-use super::walk::{round_steps, write, HIT, TRICKLE};
+use super::walk::{round_steps, write, HIT, TRICKLE, UNSETTLED};
 use crate::arch::x86_64::avx2::{lane_mask, lcg, permutation, PACK, SPREAD};
 use crate::arch::x86_64::quotient::{quotient_256, scaled_divisor_256};
 
@@ -50,8 +50,10 @@ struct Feed<'a, const T: usize> {
     /// The targets on this walk's axis, as the bits of doubles, each
     /// padded with [`LANES`] zeros so that every load is a whole vector.
     targets: [&'a [u64]; T],
+    /// Each key's starting `b`, as the bits of doubles, padded alike:
+    /// plus infinity for a key already unsettled (see [`on_axis`]).
+    starts: &'a [u64],
     next: usize,
-    start: __m256d,
     shift: __m256d,
 }
 
@@ -88,6 +90,11 @@ impl<const T: usize> Feed<'_, T> {
                 let t = _mm256_blendv_pd(lanes.targets[m], t, _mm256_castsi256_pd(taken));
                 lanes.targets[m] = _mm256_blendv_pd(t, _mm256_set1_pd(-1.0), idle);
             }
+            let starts = &self.starts[self.next..self.next + LANES];
+            let starts = _mm256_loadu_pd(starts.as_ptr().cast());
+            let starts =
+                _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(starts), spread));
+            lanes.b = _mm256_blendv_pd(lanes.b, starts, _mm256_castsi256_pd(taken));
         }
         let ranks = _mm256_permutevar8x32_epi32(_mm256_setr_epi64x(0, 1, 2, 3), spread);
         let positions = _mm256_slli_epi64::<32>(_mm256_add_epi64(
@@ -95,43 +102,47 @@ impl<const T: usize> Feed<'_, T> {
             ranks,
         ));
         lanes.position = _mm256_blendv_epi8(lanes.position, positions, taken);
-        let taken = _mm256_castsi256_pd(taken);
-        lanes.b = _mm256_blendv_pd(lanes.b, self.start, taken);
         let idle = _mm256_castsi256_pd(lane_mask(free & !take));
         lanes.b = _mm256_blendv_pd(lanes.b, _mm256_set1_pd(f64::NEG_INFINITY), idle);
         self.next += take.count_ones() as usize;
     }
 }
 
-/// The endings of a higher slot (`targets`) on a walk's axis, as
-/// `refill_avx512::on_axis` has them, on AVX2.
+/// The endings of a higher slot (`targets`) on a walk's axis and the
+/// keys' starts, as `refill_avx512::on_axis` makes them, on AVX2.
 #[inline]
 #[target_feature(enable = "avx2,fma,popcnt")]
-fn on_axis(targets: &[u32], shift: u32, k: u32, axis: &mut [u64]) {
+fn on_axis(targets: &[u32], shift: u32, k: u32, axis: &mut [u64], starts: &mut [u64]) {
     let full = targets.len() / LANES * LANES;
     let by = _mm256_set1_pd(f64::from(shift));
     let floor = _mm256_set1_pd(f64::from(k));
-    for (t, a) in targets[..full]
+    for ((t, a), s) in targets[..full]
         .chunks_exact(LANES)
         .zip(axis.chunks_exact_mut(LANES))
+        .zip(starts.chunks_exact_mut(LANES))
     {
-        // SAFETY: `t` is 4 `u32` (16 bytes, read) and `a` 4 `u64` (32
-        // bytes, written), exactly what the unaligned load and store touch.
+        // SAFETY: `t` is 4 `u32` (16 bytes, read), `a` and `s` 4 `u64`
+        // each (32 bytes, read or written), exactly what the unaligned
+        // loads and stores touch.
         unsafe {
             // An ending with `HIT` set reads as negative, below `k`.
             let t = _mm256_cvtepi32_pd(_mm_loadu_si128(t.as_ptr().cast()));
             let landed = _mm256_cmp_pd::<_CMP_GE_OQ>(t, floor);
-            let t = _mm256_blendv_pd(_mm256_set1_pd(f64::NAN), _mm256_sub_pd(t, by), landed);
+            let t = _mm256_blendv_pd(_mm256_set1_pd(UNSETTLED), _mm256_sub_pd(t, by), landed);
             _mm256_storeu_pd(a.as_mut_ptr().cast(), t);
+            let start = _mm256_loadu_pd(s.as_ptr().cast());
+            let start = _mm256_blendv_pd(_mm256_set1_pd(f64::INFINITY), start, landed);
+            _mm256_storeu_pd(s.as_mut_ptr().cast(), start);
         }
     }
-    // The last few as a whole vector from a padded copy (the area has
+    // The last few as a whole vector from a padded copy (the areas have
     // room), rather than a loop that LLVM turns into masked stores.
     let rest = &targets[full..];
     if !rest.is_empty() {
         let mut last = [0u32; LANES];
         last[..rest.len()].copy_from_slice(rest);
-        on_axis(&last, shift, k, &mut axis[full..full + LANES]);
+        let tail = full..full + LANES;
+        on_axis(&last, shift, k, &mut axis[tail.clone()], &mut starts[tail]);
     }
 }
 
@@ -160,31 +171,33 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
     let len = states.len();
     debug_assert_eq!(out.len(), len);
     // Every store of a whole vector of answers starts below `len`. The
-    // targets follow, converted once rather than at every refill.
-    // Grown, never cleared: every element read is written first (the
-    // lanes past the keys take no target and retire no ending).
-    let area = (T + 1) * (len + LANES);
+    // keys' starts and targets follow, made once rather than at every
+    // refill. Grown, never cleared: every element read is written first
+    // (the lanes past the keys take no target and retire no ending).
+    let area = (T + 2) * (len + LANES);
     if packed.len() < area {
         packed.resize(area, 0);
     }
-    let (packed, axis) = packed[..area].split_at_mut(len + LANES);
+    let (packed, rest) = packed[..area].split_at_mut(len + LANES);
+    let (starts, axis) = rest.split_at_mut(len + LANES);
+    starts.fill(f64::from(start).to_bits());
     let mut converted = axis.chunks_exact_mut(len + LANES);
     let targets = targets.map(|t| {
         let c = converted.next().expect("T areas");
-        on_axis(t, shift, k, c);
+        on_axis(t, shift, k, c, starts);
         &*c
     });
     let mut feed = Feed {
         states,
         targets,
+        starts,
         next: 0,
-        start: _mm256_set1_pd(f64::from(start)),
         shift: _mm256_set1_pd(f64::from(shift)),
     };
     let limit = _mm256_set1_pd(f64::from(end));
     let mut groups = [Lanes {
         state: _mm256_setzero_si256(),
-        b: feed.start,
+        b: _mm256_setzero_pd(),
         position: _mm256_setzero_si256(),
         targets: [_mm256_setzero_pd(); T],
     }; GROUPS];
@@ -194,6 +207,7 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
     let bias = _mm256_set1_pd(TWO52);
     let low = _mm256_set1_epi64x(0xFFFF_FFFF);
     let hit_bit = _mm256_set1_epi64x(i64::from(HIT));
+    let unsettled = _mm256_set1_pd(f64::INFINITY);
     let steps = round_steps(end + shift, STEPS_LONG);
     let mut done = 0;
     // The endings before `written` are in `out` already.
@@ -224,14 +238,14 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
                     lanes.b,
                     _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(going_on),
                 );
-                // A lane that lands on a target, or has a NaN one, is
-                // done, its key unsettled (see `refill_avx512`). One that
-                // finished still holds its last landing, which it
-                // compared when it landed: compared again, it adds nothing.
+                // A lane that lands on a target is done, its key
+                // unsettled (see `refill_avx512`). One that finished
+                // still holds its last landing, which it compared when it
+                // landed: compared again, it adds nothing.
                 for m in 0..T {
                     finished[g] = _mm256_or_pd(
                         finished[g],
-                        _mm256_cmp_pd::<_CMP_EQ_UQ>(lanes.b, lanes.targets[m]),
+                        _mm256_cmp_pd::<_CMP_EQ_OQ>(lanes.b, lanes.targets[m]),
                     );
                 }
             }
@@ -240,9 +254,9 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
             let lanes = &mut groups[g];
             let free = _mm256_movemask_pd(finished[g]) as u32;
             // position << 32 | (b + shift) | HIT if its key is unsettled.
-            let mut hit = _mm256_setzero_pd();
+            let mut hit = _mm256_cmp_pd::<_CMP_EQ_OQ>(lanes.b, unsettled);
             for m in 0..T {
-                hit = _mm256_or_pd(hit, _mm256_cmp_pd::<_CMP_EQ_UQ>(lanes.b, lanes.targets[m]));
+                hit = _mm256_or_pd(hit, _mm256_cmp_pd::<_CMP_EQ_OQ>(lanes.b, lanes.targets[m]));
             }
             let ending = _mm256_and_si256(
                 _mm256_castpd_si256(_mm256_add_pd(_mm256_add_pd(lanes.b, feed.shift), bias)),

@@ -10,7 +10,7 @@
 
 use core::arch::x86_64::*;
 
-use super::walk::{round_steps, write, HIT, TRICKLE};
+use super::walk::{round_steps, write, HIT, TRICKLE, UNSETTLED};
 use crate::arch::x86_64::quotient::{quotient_512, scaled_divisor_512};
 use crate::kernel::scalar::LCG_MULTIPLIER;
 
@@ -46,8 +46,10 @@ struct Feed<'a, const T: usize> {
     /// The targets on this walk's axis, as the bits of doubles, each
     /// padded with [`LANES`] zeros so that every load is a whole vector.
     targets: [&'a [u64]; T],
+    /// Each key's starting `b`, as the bits of doubles, padded alike:
+    /// plus infinity for a key already unsettled (see [`on_axis`]).
+    starts: &'a [u64],
     next: usize,
-    start: __m512d,
     shift: __m512d,
 }
 
@@ -65,8 +67,8 @@ impl<const T: usize> Feed<'_, T> {
         };
         // SAFETY: the masked load reads only the `valid` lanes, the keys
         // `next..next + min(left, 8)`, which lie inside `states`;
-        // masked-off lanes read nothing. Each target load reads the 64
-        // bytes of a bounds-checked slice of 8 `u64`.
+        // masked-off lanes read nothing. Each target and start load reads
+        // the 64 bytes of a bounds-checked slice of 8 `u64`.
         unsafe {
             let fresh = _mm512_maskz_loadu_epi64(valid, self.states.as_ptr().add(self.next).cast());
             lanes.state = _mm512_mask_expand_epi64(lanes.state, take, fresh);
@@ -75,15 +77,16 @@ impl<const T: usize> Feed<'_, T> {
                 let t = _mm512_loadu_pd(t.as_ptr().cast());
                 lanes.targets[m] = _mm512_mask_expand_pd(lanes.targets[m], take, t);
             }
+            let starts = &self.starts[self.next..self.next + LANES];
+            lanes.b = _mm512_mask_expand_pd(lanes.b, take, _mm512_loadu_pd(starts.as_ptr().cast()));
         }
         let positions = _mm512_add_epi64(
             _mm512_set1_epi64(self.next as i64),
             _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7),
         );
         lanes.position = _mm512_mask_expand_epi64(lanes.position, take, positions);
-        lanes.b = _mm512_mask_mov_pd(lanes.b, take, self.start);
-        // An idle lane's `b`, minus infinity, equals none of its targets,
-        // once they are made ordered: it never stops.
+        // An idle lane's `b`, minus infinity, equals none of its targets:
+        // it never stops.
         let idle = free & !take;
         lanes.b = _mm512_mask_mov_pd(lanes.b, idle, _mm512_set1_pd(f64::NEG_INFINITY));
         for m in 0..T {
@@ -95,35 +98,45 @@ impl<const T: usize> Feed<'_, T> {
 
 /// The endings of a higher slot of sets of `k` (`targets`) on a walk's
 /// axis (minus `shift`), as the bits of doubles, into the first
-/// `targets.len()` elements of `axis`; NaN for an ending that makes its key
-/// unsettled: one below `k` (a slot that never landed) or with [`HIT`].
+/// `targets.len()` elements of `axis`. An ending that makes its key
+/// unsettled (one below `k`: a slot that never landed; or one with
+/// [`HIT`]) becomes [`UNSETTLED`], which no landing equals, and sets the
+/// key's start in `starts` to plus infinity, from which the walk stops at
+/// its first step. No NaN: some emulators (valgrind's AVX) get the
+/// unordered compare predicates wrong.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx2,fma,popcnt")]
-fn on_axis(targets: &[u32], shift: u32, k: u32, axis: &mut [u64]) {
+fn on_axis(targets: &[u32], shift: u32, k: u32, axis: &mut [u64], starts: &mut [u64]) {
     let full = targets.len() / LANES * LANES;
     let by = _mm512_set1_pd(f64::from(shift));
     let (floor, hit) = (_mm512_set1_pd(f64::from(k)), _mm512_set1_pd(f64::from(HIT)));
-    for (t, a) in targets[..full]
+    for ((t, a), s) in targets[..full]
         .chunks_exact(LANES)
         .zip(axis.chunks_exact_mut(LANES))
+        .zip(starts.chunks_exact_mut(LANES))
     {
-        // SAFETY: `t` is 8 `u32` (32 bytes, read) and `a` 8 `u64` (64
-        // bytes, written), exactly what the unaligned load and store touch.
+        // SAFETY: `t` is 8 `u32` (32 bytes, read), `a` and `s` 8 `u64`
+        // each (64 bytes, read or written), exactly what the unaligned
+        // loads and stores touch.
         unsafe {
             let t = _mm512_cvtepu32_pd(_mm256_loadu_si256(t.as_ptr().cast()));
             let landed = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(t, floor)
                 & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(t, hit);
-            let t = _mm512_mask_sub_pd(_mm512_set1_pd(f64::NAN), landed, t, by);
+            let t = _mm512_mask_sub_pd(_mm512_set1_pd(UNSETTLED), landed, t, by);
             _mm512_storeu_pd(a.as_mut_ptr().cast(), t);
+            let start = _mm512_loadu_pd(s.as_ptr().cast());
+            let start = _mm512_mask_mov_pd(_mm512_set1_pd(f64::INFINITY), landed, start);
+            _mm512_storeu_pd(s.as_mut_ptr().cast(), start);
         }
     }
-    // The last few as a whole vector from a padded copy (the area has
+    // The last few as a whole vector from a padded copy (the areas have
     // room), rather than a loop that LLVM turns into masked stores.
     let rest = &targets[full..];
     if !rest.is_empty() {
         let mut last = [0u32; LANES];
         last[..rest.len()].copy_from_slice(rest);
-        on_axis(&last, shift, k, &mut axis[full..full + LANES]);
+        let tail = full..full + LANES;
+        on_axis(&last, shift, k, &mut axis[tail.clone()], &mut starts[tail]);
     }
 }
 
@@ -160,31 +173,33 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
     let len = states.len();
     debug_assert_eq!(out.len(), len);
     // Every store of a whole vector of answers starts below `len`. The
-    // targets follow, converted once rather than at every refill.
-    // Grown, never cleared: every element read is written first (the
-    // lanes past the keys take no target and retire no ending).
-    let area = (T + 1) * (len + LANES);
+    // keys' starts and targets follow, made once rather than at every
+    // refill. Grown, never cleared: every element read is written first
+    // (the lanes past the keys take no target and retire no ending).
+    let area = (T + 2) * (len + LANES);
     if packed.len() < area {
         packed.resize(area, 0);
     }
-    let (packed, axis) = packed[..area].split_at_mut(len + LANES);
+    let (packed, rest) = packed[..area].split_at_mut(len + LANES);
+    let (starts, axis) = rest.split_at_mut(len + LANES);
+    starts.fill(f64::from(start).to_bits());
     let mut converted = axis.chunks_exact_mut(len + LANES);
     let targets = targets.map(|t| {
         let c = converted.next().expect("T areas");
-        on_axis(t, shift, k, c);
+        on_axis(t, shift, k, c, starts);
         &*c
     });
     let mut feed = Feed {
         states,
         targets,
+        starts,
         next: 0,
-        start: _mm512_set1_pd(f64::from(start)),
         shift: _mm512_set1_pd(f64::from(shift)),
     };
     let limit = _mm512_set1_pd(f64::from(end));
     let mut groups = [Lanes {
         state: _mm512_setzero_si512(),
-        b: feed.start,
+        b: _mm512_setzero_pd(),
         position: _mm512_setzero_si512(),
         targets: [_mm512_setzero_pd(); T],
     }; GROUPS];
@@ -194,6 +209,7 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
     let multiplier = _mm512_set1_epi64(LCG_MULTIPLIER as i64);
     let one = _mm512_set1_epi64(1);
     let hit_bit = _mm512_set1_epi64(i64::from(HIT));
+    let unsettled = _mm512_set1_pd(f64::INFINITY);
     let steps = round_steps(end + shift, STEPS_LONG);
     let mut done = 0;
     // The endings before `written` are in `out` already.
@@ -219,13 +235,13 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
                 lanes.b = _mm512_mask_roundscale_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(
                     lanes.b, active[g], x,
                 );
-                // A lane that lands on a target, or has a NaN one, is
-                // done: its key goes to `Runs::settle`, which needs only
-                // to know that, so the walk stops there, and it is read
-                // off the lane at retirement, which keeps one mask per
-                // group (a second one would go through memory).
+                // A lane that lands on a target is done: its key goes to
+                // `Runs::settle`, which needs only to know that, so the
+                // walk stops there, and it is read off the lane at
+                // retirement, which keeps one mask per group (a second
+                // one would go through memory).
                 for m in 0..T {
-                    active[g] = _mm512_mask_cmp_pd_mask::<_CMP_NEQ_OQ>(
+                    active[g] = _mm512_mask_cmp_pd_mask::<_CMP_NEQ_UQ>(
                         active[g],
                         lanes.b,
                         lanes.targets[m],
@@ -237,13 +253,17 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
             let lanes = &mut groups[g];
             let finished = !active[g];
             // The lanes whose key is unsettled: stopped on a target, or
-            // with a NaN one.
-            let mut hit = 0;
+            // started at plus infinity.
+            let mut hit = _mm512_mask_cmp_pd_mask::<_CMP_EQ_OQ>(finished, lanes.b, unsettled);
             for m in 0..T {
-                hit |= _mm512_mask_cmp_pd_mask::<_CMP_EQ_UQ>(finished, lanes.b, lanes.targets[m]);
+                hit |= _mm512_mask_cmp_pd_mask::<_CMP_EQ_OQ>(finished, lanes.b, lanes.targets[m]);
             }
             // position << 32 | (b + shift) | HIT if it landed on a target.
-            let ending = _mm512_cvttpd_epi64(_mm512_add_pd(lanes.b, feed.shift));
+            // A key that did not walk ends at plus infinity, whose
+            // conversion would spill into the position: it is marked, so
+            // any ending below 2^31 does, and `limit` is one.
+            let ending =
+                _mm512_cvttpd_epi64(_mm512_add_pd(_mm512_min_pd(lanes.b, limit), feed.shift));
             let answer = _mm512_or_si512(
                 _mm512_or_si512(_mm512_slli_epi64::<32>(lanes.position), ending),
                 _mm512_maskz_mov_epi64(hit, hit_bit),

@@ -34,9 +34,10 @@ pub(super) fn walk<const T: usize>(
         for (l, &state) in keys.iter().enumerate() {
             key[l] = state;
             for m in 0..T {
-                let t = on_axis(targets[m][c * LANES + l], shift, k);
-                unsettled[l] |= t.is_nan();
-                on[l][m] = if t.is_nan() { -1 } else { t as i64 };
+                match on_axis(targets[m][c * LANES + l], shift, k) {
+                    Some(t) => on[l][m] = i64::from(t),
+                    None => unsettled[l] = true,
+                }
             }
             active[l] = !unsettled[l];
         }

@@ -23,17 +23,18 @@ pub(super) const NONE: u32 = 0x8000_0000;
 pub(super) const HIT: u32 = 1 << 31;
 
 /// A higher slot's ending `e` in sets of `k` as a target on the axis
-/// shifted by `shift`: NaN, which no landing equals and which stops the
-/// walk, when `e` makes its key unsettled (below `k`: the slot never
-/// landed; or marked [`HIT`]).
+/// shifted by `shift`, or `None` when `e` makes its key unsettled (below
+/// `k`: the slot never landed; or marked [`HIT`]).
 #[inline]
-pub(super) fn on_axis(e: u32, shift: u32, k: u32) -> f64 {
-    if (k..HIT).contains(&e) {
-        f64::from(e - shift)
-    } else {
-        f64::NAN
-    }
+pub(super) fn on_axis(e: u32, shift: u32, k: u32) -> Option<u32> {
+    (k..HIT).contains(&e).then(|| e - shift)
 }
+
+/// The target of a refilling walk on the lanes whose ending makes its key
+/// unsettled: below every landing, so that none equals it (the walk does
+/// not start for that key anyway: see `refill_avx512::on_axis`).
+#[cfg(target_arch = "x86_64")]
+pub(super) const UNSETTLED: f64 = -2.0;
 
 /// Steps between two refills of a refilling walk in sets among `n`
 /// buckets: `long` (the instruction set's best for long walks) when the
