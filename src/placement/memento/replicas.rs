@@ -40,6 +40,11 @@ pub const REPLACEMENT_ATTEMPTS: u64 = 64;
 /// far above the replica slots' and the weights' seeds.
 const CANDIDATE_SEED: u64 = 1 << 40;
 
+/// The fewest sets whose only removed member is the first that
+/// [`Memento::replay_columns`] sends to one Memento batch; fewer take the
+/// one-key lookup each.
+const LONE_BATCH: usize = 16;
+
 impl Memento {
     /// The replica set of `key`: `k = out.len()` distinct working buckets,
     /// `out[0]` being [`Memento::bucket`] (see the construction in
@@ -201,9 +206,16 @@ impl Memento {
         // which a batch computes on the lanes. Unless another member holds
         // it, that is the first member, and the replay stops there.
         let lone_keys: Vec<u64> = lone_first.iter().map(|&h| keys[hit[h]]).collect();
-        let mut primaries = vec![0u32; lone_keys.len()];
-        self.batch(&lone_keys, &mut primaries)
-            .expect("one bucket per key");
+        let primaries: Vec<u32> = if lone_keys.len() < LONE_BATCH {
+            // A few keys (a one-key call's): the batch's setup costs more
+            // than their chains.
+            lone_keys.iter().map(|&key| self.bucket(key)).collect()
+        } else {
+            let mut primaries = vec![0u32; lone_keys.len()];
+            self.batch(&lone_keys, &mut primaries)
+                .expect("one bucket per key");
+            primaries
+        };
         for (&h, primary) in lone_first.iter().zip(primaries) {
             let i = hit[h];
             if !columns[1..].iter().any(|column| column[i] == primary) {
