@@ -46,11 +46,12 @@
 //! choices one [`crate::Memento::batch`] (or [`crate::Memento::replicas_batch`]) over the
 //! keys that need a member there; only the rack level (zones with racks
 //! holding two or more members of a key) walks one key at a time. With
-//! at most 8 live zones, and `k` at most their number (or more, when
-//! every zone can take its share of members and none names racks), a
-//! key's order comes without a sort, from one compare per pair of zone
-//! scores (eight keys a step on AVX-512, four on AVX2), and each zone's
-//! members go straight to their columns.
+//! `k` at most the live zones, and with more members than zones when at
+//! most 8 zones are live, every zone can take its share of members and
+//! none names racks, a key's order comes without a sort and each zone's
+//! members go straight to their columns: within 8 zones from one compare
+//! per pair of zone scores (eight keys a step on AVX-512, four on AVX2),
+//! with more from one pass over the zones keeping the key's best `k - 1`.
 //!
 //! # What moves
 //!
@@ -98,6 +99,11 @@ mod lanes_avx512;
 mod order;
 mod requests;
 mod several;
+mod wide;
+#[cfg(target_arch = "x86_64")]
+mod wide_avx2;
+#[cfg(target_arch = "x86_64")]
+mod wide_avx512;
 
 pub use error::ZoneError;
 

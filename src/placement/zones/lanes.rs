@@ -1,7 +1,7 @@
 //! Zoned sets of a batch on the lanes, for the shapes most tables have:
-//! at most [`MAX_ZONES`] zones with a live node, and either `k` at most
-//! their number, or more members than zones with every zone able to take
-//! its share and no racks. With `k` at most the zones, each of a key's
+//! `k` at most the number of zones with a live node, or, within
+//! [`MAX_ZONES`] such zones, more members than zones with every zone able
+//! to take its share and no racks. With `k` at most the zones, each of a key's
 //! first `k` zones holds one member, so no zone's racks are walked and no
 //! zone needs a replica set: rank 1 is the table's batch, and rank `j + 1`
 //! is the local choice of the zone at place `j` of the key's order,
@@ -10,11 +10,13 @@
 //! (`several.rs`).
 //!
 //! What is left per key is the order itself, and which zones it asks for
-//! a member: `requests.rs` finds both without a sort or a branch, from the
-//! zone scores (XXH64 on the lanes), in plain code or several keys a step
-//! on AVX-512 and AVX2 (`lanes_avx512.rs`, `lanes_avx2.rs`). Each zone
-//! then runs one Memento batch over the derived keys of the keys that ask
-//! it, and its members go straight to their columns.
+//! a member: within [`MAX_ZONES`] zones, `requests.rs` finds both without
+//! a sort or a branch, from the zone scores (XXH64 on the lanes), in plain
+//! code or several keys a step on AVX-512 and AVX2 (`lanes_avx512.rs`,
+//! `lanes_avx2.rs`); with more, `wide.rs` keeps each key's best few zones
+//! in one pass over them. Each zone then runs one Memento batch over the
+//! derived keys of the keys that ask it, and its members go straight to
+//! their columns.
 
 use super::domain::LOCAL;
 use super::order::MAX_ZONES;
@@ -22,33 +24,42 @@ use super::requests::Scratch;
 use super::ZonedReplicas;
 use crate::Kernel;
 
-/// Keys per round: a round's scores (8 bytes per zone and key) stay in
-/// the L2 cache from their hashing to the keys' codes.
+/// Keys per round within [`MAX_ZONES`] zones: a round's scores (8 bytes
+/// per zone and key) stay in the L2 cache from their hashing to the keys'
+/// codes. With more zones, rounds shrink to keep the scores that size,
+/// down to [`FEWEST`] keys, below which each zone's Memento batch would
+/// serve too few keys to pay for its call.
 const ROUND: usize = 4096;
+const FEWEST: usize = 512;
+
+/// The keys of a round over `zones` live zones.
+fn round_keys(zones: usize) -> usize {
+    (ROUND * MAX_ZONES / zones.max(MAX_ZONES)).max(FEWEST)
+}
 
 impl ZonedReplicas<'_> {
-    /// Whether the lanes draw sets of `k`: within [`MAX_ZONES`] live
-    /// zones, one member per zone, or more members than zones dealt to
-    /// every zone round after round (or `k = 1`, rank 1 alone).
+    /// Whether the lanes draw sets of `k`: one member per zone, or, within
+    /// [`MAX_ZONES`] live zones, more members than zones dealt to every
+    /// zone round after round (or `k = 1`, rank 1 alone).
     pub(super) fn on_lanes(&self, k: usize) -> bool {
         let (zones, order) = (self.order.live.len(), &self.order);
         // With more members than zones, each zone holds one member per
         // round while every zone has live nodes for every round, and
         // without racks its members are the first of its local set.
         let dealt = !order.racks && order.fewest >= k.div_ceil(zones.max(1));
-        k == 1 || (zones <= MAX_ZONES && (k <= zones || dealt))
+        k == 1 || k <= zones || (zones <= MAX_ZONES && dealt)
     }
 
     /// The sets of `keys` into `columns` on `kernel`, when
     /// [`ZonedReplicas::on_lanes`] says so; lengths and count checked.
     pub(super) fn lane_rounds(&self, kernel: Kernel, keys: &[u64], columns: &mut [&mut [u32]]) {
         debug_assert!(self.on_lanes(columns.len()));
-        let size = keys.len().min(ROUND);
         let k = columns.len();
         let zones = if k == 1 { 0 } else { self.order.live.len() };
-        let mut scratch = Scratch::new(size, k, zones);
-        for (round, chunk) in keys.chunks(ROUND).enumerate() {
-            let start = round * ROUND;
+        let round = round_keys(zones);
+        let mut scratch = Scratch::new(keys.len().min(round), k, zones);
+        for (r, chunk) in keys.chunks(round).enumerate() {
+            let start = r * round;
             self.lane_round(kernel, chunk, start, columns, &mut scratch);
         }
     }
@@ -69,13 +80,20 @@ impl ZonedReplicas<'_> {
             .batch_on(kernel, keys, slots)
             .expect("one slot per key");
         let slot_nodes = self.table.slot_nodes();
-        for ((out, &slot), first) in columns[0][start..start + n]
+        // The scratch's zones: none for rank 1 alone.
+        let wide = s.lengths.len() > MAX_ZONES;
+        for (i, (out, &slot)) in columns[0][start..start + n]
             .iter_mut()
             .zip(slots.iter())
-            .zip(&mut s.first[..n])
+            .enumerate()
         {
             *out = slot_nodes[slot as usize];
-            *first = self.order.slot_zone[slot as usize];
+            let place = self.order.slot_zone[slot as usize];
+            if wide {
+                s.places[i] = place;
+            } else {
+                s.first[i] = place as u8;
+            }
         }
         if k == 1 {
             return;
@@ -91,7 +109,7 @@ impl ZonedReplicas<'_> {
         if zones >= 2 {
             requests(kernel, zones, keys, k.min(zones), s);
         } else {
-            s.lengths = [0; MAX_ZONES];
+            s.lengths.fill(0);
         }
         for (p, &z) in live.iter().enumerate() {
             let zone = &self.zones[z as usize];
@@ -102,7 +120,7 @@ impl ZonedReplicas<'_> {
             let nodes = &zone.nodes[..];
             let memento = zone.memento.as_ref().expect("a live zone");
             let sets = &mut s.sets[..];
-            let asked = p * s.stride..p * s.stride + s.lengths[p];
+            let asked = s.starts[p]..s.starts[p] + s.lengths[p];
             let derived = &mut s.derived[asked.clone()];
             kernel.xxh64(derived, zone.id ^ LOCAL);
             let buckets = &mut s.buckets[..derived.len()];
@@ -135,10 +153,14 @@ macro_rules! by_zones {
     };
 }
 
-/// The requests of `keys` for `zones` live zones (2 to [`MAX_ZONES`]) and
-/// sets of `k` into `s`: on the AVX-512 or AVX2 lanes when `kernel` is
-/// one of theirs, else in plain code.
+/// The requests of `keys` for `zones` live zones (2 or more) and sets of
+/// `k` into `s`: within [`MAX_ZONES`] zones on the AVX-512 or AVX2 lanes
+/// when `kernel` is one of theirs, else in plain code.
 pub(super) fn requests(kernel: Kernel, zones: usize, keys: &[u64], k: usize, s: &mut Scratch) {
+    if zones > MAX_ZONES {
+        s.requests_wide(kernel, keys, k);
+        return;
+    }
     #[cfg(target_arch = "x86_64")]
     if kernel.name() == "avx512" {
         // SAFETY: a kernel named "avx512" is only made by `Kernel::avx512`

@@ -1,9 +1,9 @@
 //! The lanes' sets (`lanes.rs`) against the general rounds (`batch.rs`),
 //! on every kernel this CPU runs: every length to 300 at misaligned
-//! offsets, one to 8 zones of uneven sizes, nodes removed (none, 10%,
-//! 90%), a zone emptied, racks, and each `k` the lanes take (more members
-//! than zones included); and each key's requests against a sort of its
-//! zones, ties included.
+//! offsets, one to 8 zones of uneven sizes and more than 8 (`wide.rs`),
+//! nodes removed (none, 10%, 90%), a zone emptied, racks, and each `k` the
+//! lanes take (more members than zones included); and each key's requests
+//! against a sort of its zones, ties included.
 
 use crate::verify::SplitMix64;
 use crate::{Kernel, NodeTable};
@@ -46,13 +46,12 @@ fn table(rng: &mut SplitMix64, sizes: &[usize], racks: u64, removed: f64, emptie
 
 /// Every length from 0 to `lengths` of `keys` at misaligned offsets
 /// (keys one past a vector's start, columns three past theirs) on every
-/// kernel, for each `k` the lanes take: each row the general rounds'.
-fn check(text: &str, keys: &[u64], lengths: usize) {
+/// kernel, for each `k` up to `most` the lanes take: each row the general
+/// rounds'.
+fn check_up_to(most: usize, text: &str, keys: &[u64], lengths: usize) {
     let table = NodeTable::parse(text).unwrap();
     let zoned = table.zoned_replicas().unwrap();
-    // Sets of up to 8: past the zones, a few rounds of members each.
-    let live = zoned.live.min(8);
-    for k in (1..=live).filter(|&k| zoned.on_lanes(k)) {
+    for k in (1..=zoned.live.min(most)).filter(|&k| zoned.on_lanes(k)) {
         let mut want = vec![vec![0u32; keys.len()]; k];
         let mut refs: Vec<&mut [u32]> = want.iter_mut().map(|c| &mut c[..]).collect();
         zoned.rounds(Kernel::scalar(), keys, &mut refs);
@@ -82,6 +81,12 @@ fn check(text: &str, keys: &[u64], lengths: usize) {
     }
 }
 
+/// [`check_up_to`] sets of 8: past the zones, a few rounds of members
+/// each.
+fn check(text: &str, keys: &[u64], lengths: usize) {
+    check_up_to(8, text, keys, lengths);
+}
+
 fn keys(count: usize) -> Vec<u64> {
     SplitMix64::new(0x20E5_1A4E).keys(count)
 }
@@ -91,7 +96,8 @@ fn the_lanes_are_the_general_rounds_at_every_length() {
     let mut rng = SplitMix64::new(42);
     let keys = keys(if cfg!(miri) { 20 } else { 302 });
     let lengths = if cfg!(miri) { 18 } else { 300 };
-    for zones in 1..=8 {
+    let wide: &[usize] = if cfg!(miri) { &[9] } else { &[9, 12, 17] };
+    for zones in (1..=8).chain(wide.iter().copied()) {
         let sizes: Vec<usize> = (0..zones).map(|z| 1 + (z * 5 + 3) % 7).collect();
         check(&table(&mut rng, &sizes, 0, 0.0, false), &keys, lengths);
     }
@@ -103,7 +109,7 @@ fn the_lanes_are_the_general_rounds_after_removals() {
     let keys = keys(if cfg!(miri) { 20 } else { 700 });
     let lengths = if cfg!(miri) { 6 } else { 40 };
     let cases = if cfg!(miri) { 1 } else { 3 };
-    for zones in 2..=8 {
+    for zones in (2..=8).chain([11]) {
         for case in 0..cases {
             let sizes: Vec<usize> = (0..zones)
                 .map(|_| 1 + (rng.next_u64() % 30) as usize)
@@ -127,16 +133,24 @@ fn the_lanes_fill_rounds_after_the_first() {
     let keys = keys(if cfg!(miri) { 20 } else { 3 * 4096 + 77 });
     let sizes = [40, 7, 25, 12, 30];
     check(&table(&mut rng, &sizes, 2, 0.1, false), &keys, 0);
+    // More zones take shorter rounds (`lanes::round_keys`).
+    let sizes = [3, 9, 1, 4, 7, 2, 5, 8, 6, 3, 2, 4];
+    check(&table(&mut rng, &sizes, 2, 0.1, false), &keys, 0);
 }
 
 #[test]
-fn more_zones_than_the_lanes_order_take_the_general_rounds_past_k_1() {
-    let text: String = (0..12).map(|z| format!("n{z} zone=z{z}\n")).collect();
+fn more_zones_than_the_lanes_compare_by_pairs_take_sets_up_to_the_zones() {
+    // Ten zones of two nodes: sets of up to ten, one member per zone, on
+    // the lanes; more members than zones take the general rounds.
+    let text: String = (0..20)
+        .map(|i| format!("n{i} zone=z{}\n", i % 10))
+        .collect();
     let table = NodeTable::parse(&text).unwrap();
     let zoned = table.zoned_replicas().unwrap();
-    assert!(zoned.on_lanes(1));
-    assert!(!zoned.on_lanes(2));
-    check(&text, &keys(if cfg!(miri) { 10 } else { 300 }), 20);
+    assert!((1..=10).all(|k| zoned.on_lanes(k)));
+    assert!(!zoned.on_lanes(11));
+    let lengths = if cfg!(miri) { 4 } else { 40 };
+    check_up_to(10, &text, &keys(if cfg!(miri) { 6 } else { 300 }), lengths);
 }
 
 /// Each key's requests on every kernel against a sort of its zones by
@@ -153,7 +167,8 @@ fn the_requests_are_the_sorted_order_with_ties() {
     } else {
         &[0, 1, 7, 8, 9, 63, 300]
     };
-    for zones in 2..=8 {
+    let wide: &[usize] = if cfg!(miri) { &[9] } else { &[9, 10, 13] };
+    for zones in (2..=8).chain(wide.iter().copied()) {
         for k in 2..=zones {
             for &n in lengths {
                 let keys = rng.keys(n);
@@ -161,7 +176,11 @@ fn the_requests_are_the_sorted_order_with_ties() {
                 let mut made = Scratch::new(n.max(1), k, zones);
                 for (i, _) in keys.iter().enumerate() {
                     let first = (rng.next_u64() % zones as u64) as usize;
-                    made.first[i] = first as u8;
+                    if zones > super::order::MAX_ZONES {
+                        made.places[i] = first as u32;
+                    } else {
+                        made.first[i] = first as u8;
+                    }
                     let score: Vec<u64> = (0..zones).map(|_| rng.next_u64() % 3).collect();
                     for (z, &s) in score.iter().enumerate() {
                         made.scores[z * made.stride + i] = s;
@@ -175,10 +194,11 @@ fn the_requests_are_the_sorted_order_with_ties() {
                 for kernel in Kernel::supported() {
                     let mut s = Scratch::new(n.max(1), k, zones);
                     s.first.copy_from_slice(&made.first);
+                    s.places.copy_from_slice(&made.places);
                     s.scores.copy_from_slice(&made.scores);
                     requests(kernel, zones, &keys, k, &mut s);
                     for (z, want) in want.iter().enumerate() {
-                        let at = z * s.stride;
+                        let at = s.starts[z];
                         let got: Vec<(usize, usize)> = s.targets[at..at + s.lengths[z]]
                             .iter()
                             .map(|&t| (t as usize % s.size, t as usize / s.size + 1))

@@ -5,9 +5,11 @@
 
 use super::domain::Domain;
 
-/// The most live zones the lanes order; more go the general way
-/// (`batch.rs`), which sorts each key's zones: the pairs the lanes compare
-/// grow with the square of the zones.
+/// The most live zones the lanes order by comparing every pair of zone
+/// scores (`requests.rs`, `lanes_avx512.rs`, `lanes_avx2.rs`): the pairs
+/// grow with the square of the zones, and a key's code has a 4-bit field
+/// per zone. With more, each key keeps its best few zones in one pass over
+/// them (`wide.rs`).
 pub(super) const MAX_ZONES: usize = 8;
 
 /// The zones as the lanes order them, prepared with the table.
@@ -19,7 +21,7 @@ pub(crate) struct Order {
     pub(super) live: Vec<u32>,
     /// Each slot's zone as a place in `live` (a slot of a dead node, which
     /// no batch answers, 0).
-    pub(super) slot_zone: Vec<u8>,
+    pub(super) slot_zone: Vec<u32>,
     /// The fewest live nodes of a live zone, and whether a live zone
     /// names racks: what decides whether sets of more members than zones
     /// fall to every zone in turn, round after round, with no rack walk.
@@ -35,10 +37,9 @@ impl Order {
             .filter(|&z| zones[z as usize].live > 0)
             .collect();
         live.sort_unstable_by_key(|&z| core::cmp::Reverse(zones[z as usize].id));
-        let mut place = vec![0u8; zones.len()];
+        let mut place = vec![0u32; zones.len()];
         for (p, &z) in live.iter().enumerate() {
-            // Only read when `live` has at most MAX_ZONES zones.
-            place[z as usize] = p.min(MAX_ZONES) as u8;
+            place[z as usize] = p as u32;
         }
         let slot_zone = slot_nodes
             .iter()

@@ -33,11 +33,21 @@ pub(super) struct Scratch {
     pub(super) scores: Vec<u64>,
     /// Each key's code.
     codes: Vec<u32>,
-    /// Each live zone's requests, `lengths` of them: the keys (then their
-    /// derived keys), and where each member goes in `sets`.
+    /// Each live zone's requests, `lengths[p]` of them from `starts[p]`:
+    /// the keys (then their derived keys), and where each member goes in
+    /// `sets`. Within [`MAX_ZONES`] zones, each zone's list starts at a
+    /// multiple of `stride`; with more (`wide.rs`), the lists lie end to
+    /// end.
     pub(super) derived: Vec<u64>,
     pub(super) targets: Vec<u32>,
-    pub(super) lengths: [usize; MAX_ZONES],
+    pub(super) starts: Vec<usize>,
+    pub(super) lengths: Vec<usize>,
+    /// With more than [`MAX_ZONES`] live zones (`wide.rs`): each key's
+    /// primary zone as a place in the live zones (which `first` cannot
+    /// hold), and the zones of its columns 1 to `k - 1`, each `stride`
+    /// long, so that a vector's loads and stores stay inside.
+    pub(super) places: Vec<u32>,
+    pub(super) picks: Vec<u32>,
     pub(super) buckets: Vec<u32>,
     /// Columns 1.. of the round, `size` apart.
     pub(super) sets: Vec<u32>,
@@ -48,6 +58,15 @@ impl Scratch {
     /// `zones` live zones (none when `k = 1`: rank 1 alone).
     pub(super) fn new(size: usize, k: usize, zones: usize) -> Scratch {
         let stride = size + SLACK;
+        let wide = zones > MAX_ZONES;
+        // A round asks for `k - 1` members of each key: end to end, the
+        // lists need no more room than that, however many the zones.
+        let lists = if wide { (k - 1) * size } else { zones * stride };
+        let (places, picks) = if wide {
+            (vec![0; stride], vec![0; (k - 1) * stride])
+        } else {
+            (Vec::new(), Vec::new())
+        };
         Scratch {
             size,
             stride,
@@ -55,9 +74,14 @@ impl Scratch {
             first: vec![0; stride],
             scores: vec![0; zones * stride],
             codes: vec![0; size],
-            derived: vec![0; zones * stride],
-            targets: vec![0; zones * stride],
-            lengths: [0; MAX_ZONES],
+            derived: vec![0; lists],
+            targets: vec![0; lists],
+            starts: (0..zones)
+                .map(|p| if wide { 0 } else { p * stride })
+                .collect(),
+            lengths: vec![0; zones],
+            places,
+            picks,
             buckets: vec![0; size],
             sets: vec![0; (k - 1) * size],
         }
@@ -134,5 +158,6 @@ fn deal(keys: &[u64], codes: &[u32], s: &mut Scratch, k: usize) {
         }
         debug_assert_eq!(asked, 0);
     }
-    s.lengths = lengths;
+    let zones = s.lengths.len();
+    s.lengths.copy_from_slice(&lengths[..zones]);
 }
