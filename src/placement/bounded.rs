@@ -195,9 +195,15 @@ impl BoundedLoads {
         // Reserved before any node's count grows: the total never falls
         // below the sum of the loads.
         let total = self.total.fetch_add(1, Ordering::AcqRel) + 1;
+        let first = state.cluster.bucket(key);
+        self.place(&state, key, first, total)
+    }
+
+    /// The node for `key`, whose bucket is `first`, checked against the
+    /// bound of the total `total` reserved for it, and counted.
+    fn place(&self, state: &State, key: u64, first: u32, total: u64) -> Counted {
         let live = state.cluster.working();
         let bound = self.bound_of(total, live);
-        let first = state.cluster.bucket(key);
         if let Some(load) = try_raise(&state.loads[first as usize], bound) {
             return Counted {
                 node: first,
@@ -355,5 +361,6 @@ fn try_raise(counter: &AtomicU64, bound: u64) -> Option<u64> {
         .map(|l| l + 1)
 }
 
+mod batch;
 #[cfg(test)]
 mod tests;

@@ -273,3 +273,69 @@ fn membership_changes_beside_running_threads_lose_no_count() {
     assert!(router.loads().iter().all(|&l| l == 0));
     assert_eq!(router.cluster(), cluster(16, &[]));
 }
+
+/// `acquire_batch` against `acquire` of each key in turn on a twin router:
+/// the same nodes, loads and totals after every batch, over batches of
+/// every length around the lock's block, hot keys that fill their buckets
+/// and reach the fallback, removals, and releases in between.
+#[test]
+fn a_batch_is_each_acquire_in_turn() {
+    let lengths: &[usize] = if cfg!(miri) {
+        &[0, 1, 5, 3]
+    } else {
+        &[0, 1, 2, 7, 255, 256, 257, 600, 1000, 3]
+    };
+    let cases: [(u32, &[u32], f64, usize); 5] = [
+        (40, &[], 1.25, 8),
+        (40, &[3, 17, 5], 1.1, 3),
+        (7, &[2], 1.5, 8),
+        (300, &[10, 200, 299, 0, 57], 1.25, 2),
+        (5, &[], f64::INFINITY, 8),
+    ];
+    for (n, removals, factor, walk) in cases {
+        let m = cluster(n, removals);
+        let batch = BoundedLoads::with_walk(m.clone(), factor, walk).unwrap();
+        let one = BoundedLoads::with_walk(m, factor, walk).unwrap();
+        let mut s = u64::from(n);
+        for &len in lengths {
+            // Half the keys on three hot ones.
+            let keys: Vec<u64> = (0..len)
+                .map(|i| {
+                    if i % 2 == 0 {
+                        (i % 3) as u64
+                    } else {
+                        next(&mut s)
+                    }
+                })
+                .collect();
+            let mut got = vec![u32::MAX; len];
+            batch.acquire_batch(&keys, &mut got).unwrap();
+            let want: Vec<u32> = keys.iter().map(|&key| one.acquire(key)).collect();
+            assert_eq!(
+                got, want,
+                "n {n}, {removals:?}, c {factor}, walk {walk}, {len} keys"
+            );
+            assert_eq!(batch.loads(), one.loads());
+            assert_eq!(batch.total(), one.total());
+            // Give a third back on both.
+            for &node in got.iter().step_by(3) {
+                batch.release(node).unwrap();
+                one.release(node).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn a_batch_of_the_wrong_length_acquires_nothing() {
+    let router = BoundedLoads::new(cluster(10, &[4]), 1.25).unwrap();
+    router.acquire(1);
+    let mut out = [7u32; 3];
+    assert_eq!(
+        router.acquire_batch(&[1, 2], &mut out),
+        Err(Error::LengthMismatch { keys: 2, out: 3 })
+    );
+    assert_eq!(out, [7; 3]);
+    assert_eq!(router.total(), 1);
+    assert_eq!(router.loads().iter().sum::<u64>(), 1);
+}
