@@ -360,6 +360,36 @@ jumpshard_status jumpshard_bounded_acquire(const struct jumpshard_bounded *route
                                            int32_t *node);
 
 /**
+ * Routes one request for each of `keys[0..len]`: writes to `out[i]` the
+ * node `jumpshard_bounded_acquire` of `keys[i]` would answer, each call in
+ * turn, and counts each (the total grows by `len`). The keys' buckets come
+ * from one Memento batch on the active kernel's lanes (see
+ * `jumpshard_kernel_name`), so a batch costs far less than `len` acquires;
+ * calls on other threads may interleave between blocks of keys, as
+ * between separate acquires.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `router`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; for `keys`, then `out`:
+ * `JUMPSHARD_ERROR_NULL_POINTER` (NULL with `len > 0`),
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`, `JUMPSHARD_ERROR_INVALID_LENGTH`;
+ * then `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS`. On any error nothing is
+ * counted and `out` is not written (after `JUMPSHARD_ERROR_PANIC` its
+ * contents are unspecified). With `len == 0` the buffers are not used and
+ * may be NULL.
+ *
+ * # Safety
+ * `router` must be NULL or a live handle not freed during the call;
+ * unless `len` is 0, `keys` must point to `len` readable `uint64_t` and
+ * `out` to `len` writable `int32_t` that no other thread writes during
+ * the call.
+ */
+jumpshard_status jumpshard_bounded_acquire_batch(const struct jumpshard_bounded *router,
+                                                 const uint64_t *keys,
+                                                 size_t len,
+                                                 int32_t *out);
+
+/**
  * Takes one unit of load back from `node`, a node an acquire answered,
  * still live or removed since; the total shrinks with it.
  *

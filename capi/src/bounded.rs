@@ -3,7 +3,7 @@
 //! load, then down the key's replica walk (`jumpshard::placement::bounded`
 //! states the rule and the guarantee).
 
-use crate::buffers::Buffer;
+use crate::buffers::{Buffer, Buffers};
 use crate::guard::{guard, guard_status};
 use crate::handle::{self, Slot};
 use crate::memento::jumpshard_memento;
@@ -122,6 +122,51 @@ pub unsafe extern "C" fn jumpshard_bounded_acquire(
         let router = unsafe { handle::borrow(router) }?;
         // Buckets are below INT32_MAX, so the cast is exact.
         write_one(node, || Ok(router.0.acquire(key) as i32))
+    })
+}
+
+/// Routes one request for each of `keys[0..len]`: writes to `out[i]` the
+/// node `jumpshard_bounded_acquire` of `keys[i]` would answer, each call in
+/// turn, and counts each (the total grows by `len`). The keys' buckets come
+/// from one Memento batch on the active kernel's lanes (see
+/// `jumpshard_kernel_name`), so a batch costs far less than `len` acquires;
+/// calls on other threads may interleave between blocks of keys, as
+/// between separate acquires.
+///
+/// Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+/// this order: for `router`, `JUMPSHARD_ERROR_NULL_POINTER` and
+/// `JUMPSHARD_ERROR_MISALIGNED_POINTER`; for `keys`, then `out`:
+/// `JUMPSHARD_ERROR_NULL_POINTER` (NULL with `len > 0`),
+/// `JUMPSHARD_ERROR_MISALIGNED_POINTER`, `JUMPSHARD_ERROR_INVALID_LENGTH`;
+/// then `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS`. On any error nothing is
+/// counted and `out` is not written (after `JUMPSHARD_ERROR_PANIC` its
+/// contents are unspecified). With `len == 0` the buffers are not used and
+/// may be NULL.
+///
+/// # Safety
+/// `router` must be NULL or a live handle not freed during the call;
+/// unless `len` is 0, `keys` must point to `len` readable `uint64_t` and
+/// `out` to `len` writable `int32_t` that no other thread writes during
+/// the call.
+#[no_mangle]
+pub unsafe extern "C" fn jumpshard_bounded_acquire_batch(
+    router: *const jumpshard_bounded,
+    keys: *const u64,
+    len: usize,
+    out: *mut i32,
+) -> jumpshard_status {
+    guard_status(|| {
+        // SAFETY: the caller promises a live handle, which is `Sync`.
+        let router = unsafe { handle::borrow(router) }?;
+        // SAFETY: the caller's contract, stated above, is the one
+        // `Buffers::new` needs.
+        let buffers = unsafe { Buffers::new(keys, out, len) }?;
+        // Nodes are buckets, below INT32_MAX: written as `u32`, they read
+        // the same as `int32_t`.
+        router
+            .0
+            .acquire_batch(buffers.keys, buffers.out)
+            .map_err(|e| jumpshard_status::of(&e))
     })
 }
 
@@ -324,6 +369,24 @@ mod tests {
                 JUMPSHARD_OK
             );
             assert_eq!(restored, node);
+            let keys = [3u64, 3, 9];
+            let mut nodes = [-1; 3];
+            assert_eq!(
+                jumpshard_bounded_acquire_batch(router, keys.as_ptr(), 3, nodes.as_mut_ptr()),
+                JUMPSHARD_OK
+            );
+            assert!(nodes.iter().all(|&n| (0..5).contains(&n)));
+            assert_eq!(jumpshard_bounded_total(router), 3);
+            let null = core::ptr::null_mut();
+            assert_eq!(
+                jumpshard_bounded_acquire_batch(router, core::ptr::null(), 0, null),
+                JUMPSHARD_OK
+            );
+            assert_eq!(
+                jumpshard_bounded_acquire_batch(router, keys.as_ptr(), 3, null),
+                JUMPSHARD_ERROR_NULL_POINTER
+            );
+            assert_eq!(jumpshard_bounded_total(router), 3);
             jumpshard_bounded_free(router);
         }
     }

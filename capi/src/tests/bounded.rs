@@ -20,6 +20,12 @@ extern "C" {
     ) -> i32;
     fn jumpshard_bounded_free(router: *mut CBounded);
     fn jumpshard_bounded_acquire(router: *const CBounded, key: u64, node: *mut i32) -> i32;
+    fn jumpshard_bounded_acquire_batch(
+        router: *const CBounded,
+        keys: *const u64,
+        len: usize,
+        out: *mut i32,
+    ) -> i32;
     fn jumpshard_bounded_release(router: *const CBounded, node: i32) -> i32;
     fn jumpshard_bounded_load(router: *const CBounded, node: i32, load: *mut u64) -> i32;
     fn jumpshard_bounded_total(router: *const CBounded) -> u64;
@@ -52,6 +58,18 @@ impl Router {
         let status = unsafe { jumpshard_bounded_acquire(self.0, key, &mut node) };
         assert_eq!(status, OK);
         node
+    }
+
+    /// `jumpshard_bounded_acquire_batch` of `keys`, which must succeed.
+    fn acquire_batch(&self, keys: &[u64]) -> Vec<i32> {
+        let mut nodes = vec![UNTOUCHED; keys.len()];
+        // SAFETY: a live handle, `len` readable keys and `len` writable
+        // outputs, disjoint.
+        let status = unsafe {
+            jumpshard_bounded_acquire_batch(self.0, keys.as_ptr(), keys.len(), nodes.as_mut_ptr())
+        };
+        assert_eq!(status, OK);
+        nodes
     }
 
     fn release(&self, node: i32) -> i32 {
@@ -193,4 +211,114 @@ fn refusals_write_nothing() {
         assert_eq!(jumpshard_bounded_remove(router.0, 1), OK);
         assert_eq!(jumpshard_bounded_remove(router.0, 1), ALREADY_REMOVED);
     }
+}
+
+/// A batch answers what one acquire of each key in turn answers on a twin
+/// router, hot keys walking on, around a removed bucket and at lengths
+/// around the batch's blocks of 256.
+#[test]
+fn a_batch_answers_each_acquire_in_turn() {
+    let cluster = Handle::new(40);
+    assert_eq!(cluster.remove(7), OK);
+    let (batch, one_by_one) = (
+        Router::new(&cluster, 1.25, 8).unwrap(),
+        Router::new(&cluster, 1.25, 8).unwrap(),
+    );
+    // One key in three is the same hot key: its bucket fills and the
+    // rest of its requests take their walk.
+    let all: Vec<u64> = keys(1200)
+        .into_iter()
+        .enumerate()
+        .map(|(i, k)| if i % 3 == 0 { 77 } else { k })
+        .collect();
+    let mut start = 0;
+    for len in [0, 1, 3, 255, 256, 257, 300, 1] {
+        // Each slice starts one key past the last one's end: different
+        // offsets within the lanes' vectors.
+        let keys = &all[start..start + len];
+        start += len + 1;
+        let nodes = batch.acquire_batch(keys);
+        let want: Vec<i32> = keys.iter().map(|&k| one_by_one.acquire(k)).collect();
+        assert_eq!(nodes, want, "len {len}");
+    }
+    assert!(batch.total() > 0);
+    assert_eq!(batch.total(), one_by_one.total());
+    for node in 0..40 {
+        assert_eq!(batch.load(node), one_by_one.load(node), "node {node}");
+    }
+    assert!(batch.load(7).is_ok_and(|l| l == 0), "a removed node");
+}
+
+/// Every refusal of a batch counts nothing and writes nothing.
+#[test]
+fn batch_refusals_count_and_write_nothing() {
+    let cluster = Handle::new(10);
+    let router = Router::new(&cluster, 2.0, 8).unwrap();
+    let keys = keys(8);
+    let mut out = [UNTOUCHED; 8];
+    let o = out.as_mut_ptr();
+    let odd_out = o.cast::<u8>().wrapping_add(1).cast::<i32>();
+    let odd_keys = keys.as_ptr().cast::<u8>().wrapping_add(4).cast::<u64>();
+    let misaligned: *const CBounded = std::ptr::without_provenance(3);
+    let huge = isize::MAX as usize / 8 + 1;
+    let shared = keys.as_ptr().cast_mut();
+    let r = router.0;
+    let calls: [(&str, i32, *const CBounded, *const u64, usize, *mut i32); 8] = [
+        (
+            "NULL router",
+            NULL_POINTER,
+            std::ptr::null(),
+            keys.as_ptr(),
+            8,
+            o,
+        ),
+        (
+            "misaligned router",
+            MISALIGNED_POINTER,
+            misaligned,
+            keys.as_ptr(),
+            8,
+            o,
+        ),
+        ("NULL keys", NULL_POINTER, r, std::ptr::null(), 8, o),
+        (
+            "NULL out",
+            NULL_POINTER,
+            r,
+            keys.as_ptr(),
+            8,
+            std::ptr::null_mut(),
+        ),
+        ("misaligned keys", MISALIGNED_POINTER, r, odd_keys, 7, o),
+        (
+            "misaligned out",
+            MISALIGNED_POINTER,
+            r,
+            keys.as_ptr(),
+            7,
+            odd_out,
+        ),
+        ("huge len", INVALID_LENGTH, r, keys.as_ptr(), huge, o),
+        (
+            "overlap",
+            OVERLAPPING_BUFFERS,
+            r,
+            shared,
+            4,
+            shared.wrapping_add(1).cast(),
+        ),
+    ];
+    for (name, want, router, keys, len, out) in calls {
+        // SAFETY: each call is refused before any buffer is touched.
+        let got = unsafe { jumpshard_bounded_acquire_batch(router, keys, len, out) };
+        assert_eq!(got, want, "{name}");
+    }
+    assert_eq!(out, [UNTOUCHED; 8], "out written");
+    assert_eq!(keys, super::keys(8), "keys written");
+    assert_eq!(router.total(), 0);
+    // SAFETY: with `len == 0` the buffers are not used.
+    let status = unsafe {
+        jumpshard_bounded_acquire_batch(router.0, std::ptr::null(), 0, std::ptr::null_mut())
+    };
+    assert_eq!((status, router.total()), (OK, 0));
 }

@@ -1,8 +1,8 @@
 /*
  * Concurrency stress of the C ABI: 16 threads call jumpshard_batch,
  * jumpshard_batch_parallel, jumpshard_batch_bytes, jumpshard_set_kernel
- * and one shared bounded-load router's acquire, release, remove and
- * restore at once, at random, for a few seconds. Every result is checked against
+ * and one shared bounded-load router's acquire, acquire_batch, release,
+ * remove and restore at once, at random, for a few seconds. Every result is checked against
  * this file's Figure 1 loop (byte keys: against jumpshard_prehash_bytes
  * put through it), every buffer has canaries before and after it and its
  * inputs are checked unchanged, and some calls are bad on purpose (their
@@ -215,18 +215,29 @@ static void kernel_op(uint64_t *s) {
     atomic_fetch_add(&calls[3], 1);
 }
 
-/* Acquires a few keys on the shared router, checks each node exists,
- * releases them all; now and then removes a bucket and restores it. When
- * every thread has stopped, the total must be 0 again. */
+/* Acquires a few keys on the shared router, one by one or as one batch
+ * (of up to 300 keys: across the batch's blocks of 256), checks each node
+ * exists, releases them all; now and then removes a bucket and restores
+ * it. When every thread has stopped, the total must be 0 again. */
 static void bounded_op(uint64_t *s) {
-    int32_t nodes[8];
-    size_t n = 1 + next(s) % 8;
-    for (size_t i = 0; i < n; i++) {
-        if (jumpshard_bounded_acquire(router, next(s), &nodes[i]) != JUMPSHARD_OK)
-            FAIL("acquire refused");
-        else if (nodes[i] < 0 || nodes[i] >= 24)
-            FAIL("acquire answered %d", nodes[i]);
+    uint64_t keys[300];
+    int32_t nodes[300];
+    bool batch = next(s) % 2 == 0;
+    size_t n = batch ? 1 + next(s) % 300 : 1 + next(s) % 8;
+    for (size_t i = 0; i < n; i++) keys[i] = next(s);
+    /* A refusal fails the run; the nodes it left unwritten are not read. */
+    if (batch && jumpshard_bounded_acquire_batch(router, keys, n, nodes) != JUMPSHARD_OK) {
+        FAIL("acquire_batch refused");
+        return;
     }
+    for (size_t i = 0; !batch && i < n; i++) {
+        if (jumpshard_bounded_acquire(router, keys[i], &nodes[i]) != JUMPSHARD_OK) {
+            FAIL("acquire refused");
+            return;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        if (nodes[i] < 0 || nodes[i] >= 24) FAIL("acquire answered %d", nodes[i]);
     if (next(s) % 64 == 0) {
         /* Another thread may have removed it already, or shrunk the cluster
          * below it. One restore per removal keeps the cluster at most 24

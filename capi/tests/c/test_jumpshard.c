@@ -160,6 +160,7 @@ int main(int argc, char **argv) {
     run("table_fingerprint", test_table_fingerprint);
     run("table_overrides", test_table_overrides);
     run("bounded", test_bounded);
+    run("bounded_batch", test_bounded_batch);
     run("zones_golden", test_zones_golden);
     run("zones", test_zones);
     free_golden();
