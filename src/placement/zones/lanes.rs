@@ -26,11 +26,11 @@ use crate::Kernel;
 
 /// Keys per round within [`MAX_ZONES`] zones: a round's scores (8 bytes
 /// per zone and key) stay in the L2 cache from their hashing to the keys'
-/// codes. With more zones, rounds shrink to keep the scores that size,
-/// down to [`FEWEST`] keys, below which each zone's Memento batch would
-/// serve too few keys to pay for its call.
+/// codes. With more zones, rounds shrink to keep the scores that size, down
+/// to [`FEWEST`] keys: with thousands of zones a round's requests then
+/// reach only some of them, and the scores are what bounds the memory.
 const ROUND: usize = 4096;
-const FEWEST: usize = 512;
+const FEWEST: usize = 64;
 
 /// The keys of a round over `zones` live zones.
 fn round_keys(zones: usize) -> usize {
@@ -116,6 +116,10 @@ impl ZonedReplicas<'_> {
             if k > zones {
                 let primaries = &columns[0][start..start + n];
                 self.later_rounds(kernel, keys, k, p, primaries, s);
+            }
+            if s.lengths[p] == 0 {
+                // Many zones, few keys: no call for a zone nobody asks.
+                continue;
             }
             let nodes = &zone.nodes[..];
             let memento = zone.memento.as_ref().expect("a live zone");
