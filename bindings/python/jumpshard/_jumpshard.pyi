@@ -69,7 +69,7 @@ class BoundedLoads:
     its replica walk of up to `walk` nodes) whose load stays at most
     ceil(factor * (total + 1) / live), or the least loaded of the walk when
     all of it is full, and counts it; release(node) takes it back. Safe to
-    share between threads; acquire releases the GIL."""
+    share between threads; acquire and acquire_batch release the GIL."""
 
     factor: float
     walk: int
@@ -79,6 +79,10 @@ class BoundedLoads:
     cluster: Memento
     def __init__(self, cluster: Union[Memento, int], factor: float, walk: int = 8) -> None: ...
     def acquire(self, key: int) -> int: ...
+    def acquire_batch(self, keys: Keys) -> npt.NDArray[np.int32]:
+        """acquire of each key in turn, as one call: an int32 array of nodes,
+        each counted; the keys' buckets from one Memento batch on the SIMD
+        lanes, with the GIL released. Bad keys raise before any is counted."""
     def release(self, node: int) -> None: ...
     def load(self, node: int) -> int: ...
     def remove(self, bucket: int) -> None: ...

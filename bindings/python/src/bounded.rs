@@ -10,7 +10,7 @@ use pyo3::types::PyBool;
 
 use crate::args;
 use crate::keys::not_bool;
-use crate::placement::Memento;
+use crate::placement::{column_of, Memento};
 
 /// A router with bounded loads: `acquire(key)` answers the first node of
 /// the key's preference list (its bucket, then its replica walk) whose
@@ -88,6 +88,17 @@ impl BoundedLoads {
         // A walk of up to 1024 members is a long computation: other Python
         // threads run meanwhile.
         Ok(py.detach(|| self.0.acquire(key)))
+    }
+
+    /// The nodes for one request with each key, counted, as a new int32
+    /// array (the dtype of `Memento.batch`): exactly what `acquire` of each
+    /// key in turn answers. Takes the keys every batch call takes (numpy
+    /// arrays read in place, lists, Arrow arrays, pandas and polars
+    /// Series); their buckets come from one Memento batch on the SIMD
+    /// lanes, with the GIL released. Bad keys raise before anything is
+    /// counted.
+    fn acquire_batch<'py>(&self, keys: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        column_of(keys, |run, out| self.0.acquire_batch(run, out))
     }
 
     /// Takes one unit of load back from `node`, live or removed since.

@@ -122,3 +122,84 @@ def test_a_cluster_given_as_its_bucket_count():
             jumpshard.BoundedLoads(bad, 2.0)
     with pytest.raises(TypeError):
         jumpshard.BoundedLoads(True, 2.0)
+
+
+def hot_keys(n, seed):
+    """Random keys, one in three the same hot key: its bucket fills and its
+    later requests walk on."""
+    out = np.random.default_rng(seed).integers(0, 2**64, n, dtype=np.uint64)
+    out[::3] = 77
+    return out
+
+
+def test_a_batch_is_each_acquire_in_turn():
+    import pyarrow as pa
+
+    m = jumpshard.Memento(40)
+    m.remove(7)
+    batch, one_by_one = jumpshard.BoundedLoads(m, 1.25), jumpshard.BoundedLoads(m, 1.25)
+    long = hot_keys(300, 3)  # past the batch's blocks of 256
+    strided = hot_keys(20, 5)[::2]  # copied
+    signed = hot_keys(600, 4)
+    listed = hot_keys(50, 6)
+    arrow, first, second = hot_keys(40, 7), hot_keys(30, 8), hot_keys(270, 9)
+    # Each input beside its keys as uint64.
+    inputs = [
+        (hot_keys(0, 1), hot_keys(0, 1)),
+        (hot_keys(1, 2), hot_keys(1, 2)),
+        (long, long),
+        (signed.view(np.int64), signed),
+        (strided, strided),
+        ([int(k) for k in listed], listed),
+        (pa.array(arrow), arrow),
+        (pa.chunked_array([first, second]), np.concatenate([first, second])),
+    ]
+    for keys_in, plain in inputs:
+        nodes = batch.acquire_batch(keys_in)
+        assert isinstance(nodes, np.ndarray) and nodes.dtype == np.int32
+        assert nodes.tolist() == [one_by_one.acquire(int(k)) for k in plain]
+        if keys_in is long:
+            hot = set(nodes[::3].tolist())
+            assert len(hot) > 1 and m.bucket(77) in hot, "the hot key walked on"
+    assert batch.total == one_by_one.total == sum(len(plain) for _, plain in inputs)
+    assert batch.loads == one_by_one.loads and batch.load(7) == 0
+
+
+def test_batches_on_threads_keep_the_counts():
+    router = jumpshard.BoundedLoads(jumpshard.Memento(12), 1.25)
+    held = [None] * 8
+
+    def work(t):
+        held[t] = router.acquire_batch(hot_keys(500, 20 + t))
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert router.total == sum(router.loads) == 4000
+    for nodes in held:
+        for node in nodes:
+            router.release(int(node))
+    assert router.total == 0 and not any(router.loads)
+
+
+def test_bad_batches_count_nothing():
+    import pyarrow as pa
+
+    router = jumpshard.BoundedLoads(jumpshard.Memento(8), 2.0)
+    refused = [
+        (np.array([1.5, 2.0]), TypeError, "64-bit"),
+        (np.array([1, 2], dtype=np.uint32), TypeError, "64-bit"),
+        (np.zeros((2, 2), dtype=np.uint64), ValueError, "1-D"),
+        ([1, -1], ValueError, r"keys\[1\]"),
+        ([1, 2**64], ValueError, r"keys\[1\]"),
+        ([3, True], TypeError, "bool"),
+        ([3, "4"], TypeError, "int"),
+        (pa.array(["a", "b"]), TypeError, "byte strings"),
+        (None, TypeError, "64-bit"),
+    ]
+    for keys_in, error, match in refused:
+        with pytest.raises(error, match=match):
+            router.acquire_batch(keys_in)
+    assert router.total == 0 and not any(router.loads)
