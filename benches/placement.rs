@@ -2,7 +2,8 @@
 //! them: the plain batch, Memento after 0, 1, 10, 50 and 99% of the buckets
 //! removed, replica sets of 3 (plain, and Memento after 10% removed),
 //! weighted tables of four weight mixes, zoned replica sets of 3 over 3
-//! zones, and the bounded-load router's acquire and release, over the same
+//! zones, and the bounded-load router's acquire and release (one key at a
+//! time, and batches of 256 acquired at once), over the same
 //! 2^20 random keys at N = 1000. Each
 //! call has a group of its own with the C++ Figure 1 over the same keys
 //! (`Figure 1 reference`), so that its ratio is read off one run; the plain
@@ -134,6 +135,20 @@ fn placement(c: &mut Criterion) {
             for (&key, o) in keys.iter().zip(out) {
                 *o = router.acquire(key);
                 router.release(*o).unwrap();
+            }
+        },
+    );
+    // Its own router, loaded the same way: the acquires of 256 keys in one
+    // batch call, then each release.
+    let router = loaded_router();
+    group(
+        "BoundedLoads acquire_batch+release, c = 1.25",
+        &mut |keys, out, _| {
+            for (keys, out) in keys.chunks(256).zip(out.chunks_mut(256)) {
+                router.acquire_batch(keys, out).unwrap();
+                for &node in out.iter() {
+                    router.release(node).unwrap();
+                }
             }
         },
     );

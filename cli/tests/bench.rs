@@ -91,7 +91,7 @@ const SIZES: [u64; 23] = [
 ];
 
 /// The rows of `bench --placement`, in order.
-const PLACEMENT_CALLS: [&str; 15] = [
+const PLACEMENT_CALLS: [&str; 16] = [
     "batch",
     "Memento::batch, 0% removed",
     "Memento::batch, 1% removed",
@@ -107,6 +107,7 @@ const PLACEMENT_CALLS: [&str; 15] = [
     "ZonedReplicas::batch, k = 3, 3 zones",
     "ZonedReplicas::batch, k = 3, 5 zones",
     "BoundedLoads acquire+release, c = 1.25",
+    "BoundedLoads acquire_batch+release, c = 1.25",
 ];
 
 #[test]

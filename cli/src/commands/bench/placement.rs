@@ -48,7 +48,15 @@ pub enum Call {
     /// `BoundedLoads::acquire` and `release` of each key, one at a time,
     /// with load factor `c` = 1.25 and 100 requests per node in flight.
     Bounded,
+    /// `BoundedLoads::acquire_batch` of [`BOUNDED_BLOCK`] keys at a time,
+    /// then `release` of each, on a router loaded as [`Call::Bounded`]'s.
+    BoundedBatch,
 }
+
+/// The keys of one `acquire_batch` in [`Call::BoundedBatch`]: a service's
+/// batch of requests, and few enough that the load in flight stays that
+/// of the one-by-one row.
+const BOUNDED_BLOCK: usize = 256;
 
 /// The weights of a weighted table of `N` nodes.
 #[derive(Clone, Copy)]
@@ -64,7 +72,7 @@ pub enum Mix {
 }
 
 /// The rows of the table, in order.
-pub const CALLS: [Call; 15] = [
+pub const CALLS: [Call; 16] = [
     Call::Batch,
     Call::Memento(0),
     Call::Memento(1),
@@ -80,6 +88,7 @@ pub const CALLS: [Call; 15] = [
     Call::Zoned(3, 3),
     Call::Zoned(3, 5),
     Call::Bounded,
+    Call::BoundedBatch,
 ];
 
 impl Call {
@@ -95,6 +104,7 @@ impl Call {
             Call::Weights(mix) => format!("Weights::batch, {}", mix.name()),
             Call::Zoned(k, zones) => format!("ZonedReplicas::batch, k = {k}, {zones} zones"),
             Call::Bounded => "BoundedLoads acquire+release, c = 1.25".into(),
+            Call::BoundedBatch => "BoundedLoads acquire_batch+release, c = 1.25".into(),
         }
     }
 
@@ -134,6 +144,7 @@ impl Call {
                 Prepared::Zoned(zoned, k)
             }
             Call::Bounded => Prepared::Bounded(loaded_router(n)?),
+            Call::BoundedBatch => Prepared::BoundedBatch(loaded_router(n)?),
         })
     }
 }
@@ -196,6 +207,7 @@ enum Prepared<'t> {
     Weights(Weights),
     Zoned(ZonedReplicas<'t>, usize),
     Bounded(BoundedLoads),
+    BoundedBatch(BoundedLoads),
 }
 
 impl Prepared<'_> {
@@ -217,6 +229,13 @@ impl Prepared<'_> {
                 *o = router.acquire(key);
                 router.release(*o)
             }),
+            Prepared::BoundedBatch(router) => keys
+                .chunks(BOUNDED_BLOCK)
+                .zip(out.chunks_mut(BOUNDED_BLOCK))
+                .try_for_each(|(keys, out)| {
+                    router.acquire_batch(keys, out)?;
+                    out.iter().try_for_each(|&node| router.release(node))
+                }),
         };
         done.expect("lengths and set sizes checked");
     }
