@@ -490,6 +490,14 @@ int main(int argc, char **argv) {
                             JUMPSHARD_ERROR_INVALID_LOAD_FACTOR));
         CHECK(throws_status([&] { jumpshard::bounded_loads bad(cluster, 2.0, 0); },
                             JUMPSHARD_ERROR_INVALID_WALK));
+        // A batch is each acquire in turn on a twin router, one key in
+        // three the hot key 9.
+        std::vector<std::uint64_t> mixed(keys.begin(), keys.begin() + 300);
+        for (std::size_t i = 0; i < mixed.size(); i += 3) mixed[i] = 9;
+        jumpshard::bounded_loads batch(cluster, 1.25), twin(cluster, 1.25);
+        std::vector<std::int32_t> nodes = batch.acquire_batch(mixed);
+        for (std::size_t i = 0; i < mixed.size(); i++) CHECK(nodes[i] == twin.acquire(mixed[i]));
+        CHECK(batch.total() == 300 && twin.total() == 300);
         jumpshard::bounded_loads moved = std::move(router);
         CHECK(!router && moved && router.total() == 0);
         CHECK(throws_status([&] { router.acquire(1); }, JUMPSHARD_ERROR_NULL_POINTER));

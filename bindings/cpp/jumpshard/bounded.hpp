@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <utility>
+#include <vector>
 
 #include "base.hpp"
 #include "memento.hpp"
@@ -52,6 +53,21 @@ public:
         std::int32_t node = -1;
         detail::check(jumpshard_bounded_acquire(handle_, key, &node));
         return node;
+    }
+
+    // The nodes for one request with each key into `out` (same size), each
+    // counted: what acquire() of each key in turn answers, the keys'
+    // buckets from one Memento batch on the SIMD lanes.
+    void acquire_batch(span<const std::uint64_t> keys, span<std::int32_t> out) const {
+        detail::check_sizes(keys, out);
+        detail::check(
+            jumpshard_bounded_acquire_batch(handle_, keys.data(), keys.size(), out.data()));
+    }
+
+    std::vector<std::int32_t> acquire_batch(span<const std::uint64_t> keys) const {
+        std::vector<std::int32_t> out(keys.size());
+        acquire_batch(keys, out);
+        return out;
     }
 
     // Takes one unit of load back from `node`, live or removed since.
