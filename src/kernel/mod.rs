@@ -372,6 +372,42 @@ mod tests {
 
     use super::*;
 
+    /// The lengths, each with the bucket counts it is run with: every
+    /// length up to 70 (the scalar shortcuts of one and two keys, every
+    /// fill of a vector, the short paths' blocks of 24 and 64 keys and
+    /// batches of two blocks), and the lengths around the end of each
+    /// short path (NEON's 8 keys; AVX2's 192 with the refined reciprocal
+    /// and 256 without; AVX-512's 512), where the refilling loop takes
+    /// over, with a count for each of its round lengths (3 iterations
+    /// below 1000 buckets, 4 from there). Under Miri, which checks memory
+    /// accesses rather than arithmetic and runs each key a thousand times
+    /// slower, the kernels it runs (scalar and AVX2) on every fill of a
+    /// vector, around a block of 24, and past each of AVX2's short paths,
+    /// with few and short walks.
+    fn cases() -> Vec<(usize, &'static [u32])> {
+        const COUNTS: &[u32] = &[1, 2, 10, 1000, (1 << 31) - 1];
+        if cfg!(miri) {
+            let vectors = (0..=9).map(|len| (len, COUNTS));
+            let blocks = [23, 24, 25, 49].map(|len| (len, &[10, 1000][..]));
+            let runs = [(193, &[10][..]), (257, &[1000][..])];
+            return vectors.chain(blocks).chain(runs).collect();
+        }
+        let long = [
+            127, 128, 129, 191, 192, 193, 255, 256, 257, 300, 511, 512, 513,
+        ];
+        let long = long.map(|len| (len, &[10, (1 << 31) - 1][..]));
+        (0..=70).map(|len| (len, COUNTS)).chain(long).collect()
+    }
+
+    /// Every kernel this target runs, with each of its division strategies.
+    fn kernels() -> Vec<Kernel> {
+        Kernel::supported()
+            .into_iter()
+            .flat_map(|k| k.divisions().iter().map(move |&d| k.with_division(d)))
+            .collect::<Result<_, _>>()
+            .expect("a kernel's own strategies")
+    }
+
     #[test]
     fn every_kernel_matches_the_scalar_loop() {
         // Miri answers detection from the enabled target features: built
@@ -383,7 +419,7 @@ mod tests {
         ))]
         assert!(Kernel::avx2().is_some());
         let mut state = 0x6B65_726Eu64;
-        let keys: Vec<u64> = (0..80)
+        let keys: Vec<u64> = (0..520)
             .map(|_| {
                 state = state
                     .wrapping_mul(scalar::LCG_MULTIPLIER)
@@ -391,21 +427,26 @@ mod tests {
                 state ^ (state >> 31)
             })
             .collect();
-        let lengths: Vec<usize> = if cfg!(miri) {
-            vec![0, 1, 3, 4, 5, 8, 9, 17, 33]
-        } else {
-            (0..=70).collect()
-        };
-        for n in [1, 2, 10, 1000, (1 << 31) - 1] {
-            let count = BucketCount::new(n).expect("valid count");
-            for &len in &lengths {
-                for skip in [0, 1, 3] {
-                    let keys = &keys[skip..skip + len];
+        let kernels = kernels();
+        for (len, counts) in cases() {
+            // Misaligned by 0, 1 and 3 keys; under Miri by one of them, in
+            // turn from one length to the next.
+            for (i, skip) in [0, 1, 3].into_iter().enumerate() {
+                if cfg!(miri) && i != len % 3 {
+                    continue;
+                }
+                let keys = &keys[skip..skip + len];
+                for &n in counts {
+                    let count = BucketCount::new(n).expect("valid count");
                     let want: Vec<u32> = keys.iter().map(|&k| scalar::jump(k, n)).collect();
-                    for kernel in Kernel::supported() {
+                    for &kernel in &kernels {
                         let mut out = vec![u32::MAX; len];
                         kernel.batch(keys, count, &mut out).expect("equal lengths");
-                        assert_eq!(out, want, "{kernel}, N {n}, {len} keys from {skip}");
+                        let division = kernel.division();
+                        assert_eq!(
+                            out, want,
+                            "{kernel} ({division:?}), N {n}, {len} keys from {skip}"
+                        );
                     }
                 }
             }

@@ -119,14 +119,16 @@ fn check(kernel: Option<Kernel>, name: &str) {
     } else {
         (0..=300).collect()
     };
-    // Fills: random bytes, all 0x00, all 0xFF.
+    // Fills: random bytes, all 0x00, all 0xFF; under Miri, which checks
+    // memory accesses and not the values, random bytes only.
     let noise: Vec<u8> = (0..8192).map(|_| random.next_u64() as u8).collect();
     let fills: [&dyn Fn(usize) -> u8; 3] = [&|i| noise[i % noise.len()], &|_| 0, &|_| 0xFF];
+    let fills = if cfg!(miri) { &fills[..1] } else { &fills[..] };
     // Keys per layout: past a vector and a tail on every kernel, fewer
     // under Miri.
     let keys = if cfg!(miri) { 3 } else { 11 };
     for &seed in seeds {
-        for fill in &fills {
+        for fill in fills {
             for &len in &lengths {
                 // `skip` bytes before the first key, the last key at the
                 // end of the data slice, cut from a larger buffer.

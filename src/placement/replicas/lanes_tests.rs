@@ -27,16 +27,31 @@ fn kernels() -> Vec<Kernel> {
 
 /// Every key's row of `fill_columns_on(kernel, ...)` is its one-key set.
 fn check(kernel: Kernel, keys: &[u64], n: u32, k: usize) {
+    check_sets(kernel, keys, n, k, &one_key_sets(keys, n, k));
+}
+
+/// The one-key set of every key.
+fn one_key_sets(keys: &[u64], n: u32, k: usize) -> Vec<Vec<u32>> {
+    let count = BucketCount::new(n).unwrap();
+    let mut want = vec![0u32; k];
+    keys.iter()
+        .map(|&key| {
+            set(key, count, &mut want).unwrap();
+            want.clone()
+        })
+        .collect()
+}
+
+/// Every key's row of `fill_columns_on(kernel, ...)` is its set in `want`.
+fn check_sets(kernel: Kernel, keys: &[u64], n: u32, k: usize, want: &[Vec<u32>]) {
     let count = BucketCount::new(n).unwrap();
     let mut columns = vec![vec![u32::MAX; keys.len()]; k];
     let mut refs: Vec<&mut [u32]> = columns.iter_mut().map(|c| &mut c[..]).collect();
     fill_columns_on(kernel, keys, n, count, &mut refs, |_, _| {}).unwrap();
-    let mut want = vec![0u32; k];
-    for (i, &key) in keys.iter().enumerate() {
-        set(key, count, &mut want).unwrap();
+    for (i, (&key, want)) in keys.iter().zip(want).enumerate() {
         let got: Vec<u32> = columns.iter().map(|c| c[i]).collect();
         assert_eq!(
-            got,
+            &got,
             want,
             "{} kernel ({:?}), key {key}, n {n}, k {k}",
             kernel.name(),
@@ -45,26 +60,42 @@ fn check(kernel: Kernel, keys: &[u64], n: u32, k: usize) {
     }
 }
 
-/// Lengths that take the runs, with a last vector of every fill.
-fn refill_lengths() -> std::ops::Range<usize> {
-    super::refill::MIN_KEYS..super::refill::MIN_KEYS + 8
-}
+/// The lengths Miri runs: each takes milliseconds per set there, and Miri
+/// checks memory accesses, not arithmetic. On the lockstep blocks of
+/// `walk::LANES` (16) keys: none, one, a block but one, a block, a block
+/// and one, two blocks and one. Past the runs' threshold (a multiple of
+/// 4), lengths whose last AVX2 vector holds 1, 2 and 3 keys (Miri runs no
+/// AVX-512), for the masked loads of a run's last keys.
+const MIRI_BLOCK_LENGTHS: [usize; 6] = [0, 1, 15, 16, 17, 33];
+const MIRI_RUN_LENGTHS: [usize; 3] = [
+    super::refill::MIN_KEYS + 1,
+    super::refill::MIN_KEYS + 2,
+    super::refill::MIN_KEYS + 3,
+];
 
 #[test]
 fn every_length_and_misaligned_slices() {
     let keys: Vec<u64> = (0..320).map(mix).collect();
     if cfg!(miri) {
-        // Miri checks memory accesses, and each set takes milliseconds
-        // there: each kernel on its own division (the strategies differ in
-        // arithmetic, not in memory), the short lengths, and the lengths
-        // past the refilling walks' threshold whose last vector holds 1 to
-        // 4 keys (AVX2's width; Miri runs no AVX-512), for the masked loads
-        // of a run's last keys.
-        let refill = refill_lengths();
-        let lengths = (0..20).chain(refill.start..refill.end.min(refill.start + 4));
-        let lengths: Vec<usize> = lengths.collect();
-        for kernel in Kernel::supported() {
-            for &len in &lengths {
+        // The blocks do not divide (their walks are the same for every
+        // strategy): each kernel on its own division. The runs do: one
+        // run length for each of a kernel's strategies. The scalar
+        // kernel's runs are plain code without an unsafe block
+        // (`refill_plain`), left to the native and qemu runs.
+        for &len in &MIRI_BLOCK_LENGTHS {
+            let offset = len % 5;
+            let keys = &keys[offset..offset + len];
+            let want = one_key_sets(keys, 1000, 3);
+            for kernel in Kernel::supported() {
+                check_sets(kernel, keys, 1000, 3, &want);
+            }
+        }
+        for kernel in Kernel::supported()
+            .into_iter()
+            .filter(|k| k.name() != "scalar")
+        {
+            for (&division, len) in kernel.divisions().iter().zip(MIRI_RUN_LENGTHS) {
+                let kernel = kernel.with_division(division).unwrap();
                 let offset = len % 5;
                 check(kernel, &keys[offset..offset + len], 1000, 3);
             }
