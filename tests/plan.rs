@@ -91,7 +91,8 @@ proptest! {
 
 #[test]
 fn large_random_sets_both_directions() {
-    let keys = SplitMix64::new(0x009E_5A4D).keys(1 << 20);
+    // 2^20 keys; under qemu 2^17, still 16 of the planners' blocks.
+    let keys = SplitMix64::new(0x009E_5A4D).keys(common::scaled_keys(1 << 20, 1 << 17));
     for (from, to) in [
         (10, 12),
         (12, 10),

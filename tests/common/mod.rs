@@ -110,6 +110,15 @@ pub const BULK_KEYS: usize = 1 << 23;
 /// far longer than CI allows; unset, the corpus has [`BULK_KEYS`] keys.
 pub const BULK_KEYS_ENV: &str = "JUMPSHARD_BULK_KEYS";
 
+/// The keys of a test over `native` random keys beyond the bulk corpus,
+/// scaled as `JUMPSHARD_BULK_KEYS` scales the corpus (`.ci/aarch64` sets
+/// it under qemu) but never below `floor`, which keeps what the test needs
+/// (several blocks, a fair count per bucket).
+pub fn scaled_keys(native: usize, floor: usize) -> usize {
+    let scaled = native as u128 * bulk_keys() as u128 / BULK_KEYS as u128;
+    (scaled as usize).max(floor)
+}
+
 /// How many keys the bulk corpus has: [`BULK_KEYS`], or `JUMPSHARD_BULK_KEYS`
 /// when set. A value that is not a positive integer fails the test rather
 /// than quietly checking a different corpus.
