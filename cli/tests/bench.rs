@@ -91,7 +91,7 @@ const SIZES: [u64; 23] = [
 ];
 
 /// The rows of `bench --placement`, in order.
-const PLACEMENT_CALLS: [&str; 16] = [
+const PLACEMENT_CALLS: [&str; 17] = [
     "batch",
     "Memento::batch, 0% removed",
     "Memento::batch, 1% removed",
@@ -106,6 +106,7 @@ const PLACEMENT_CALLS: [&str; 16] = [
     "Weights::batch, half drained to 0",
     "ZonedReplicas::batch, k = 3, 3 zones",
     "ZonedReplicas::batch, k = 3, 5 zones",
+    "ZonedReplicas::batch, k = 3, 12 zones",
     "BoundedLoads acquire+release, c = 1.25",
     "BoundedLoads acquire_batch+release, c = 1.25",
 ];

@@ -50,7 +50,7 @@ pub struct Args {
     pub sizes: bool,
     /// Measure the calls built on Figure 1 instead, at N = 1000: the
     /// plain batch, Memento after 0-99% removed, replica sets of 3 (plain,
-    /// after removals, across 3 and 5 zones), weighted tables and the
+    /// after removals, across 3, 5 and 12 zones), weighted tables and the
     /// bounded-load router, each against Figure 1 on the same keys.
     #[arg(long, conflicts_with_all = ["file", "sizes", "all_divisions"])]
     pub placement: bool,

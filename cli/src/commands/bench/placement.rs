@@ -72,7 +72,7 @@ pub enum Mix {
 }
 
 /// The rows of the table, in order.
-pub const CALLS: [Call; 16] = [
+pub const CALLS: [Call; 17] = [
     Call::Batch,
     Call::Memento(0),
     Call::Memento(1),
@@ -87,6 +87,7 @@ pub const CALLS: [Call; 16] = [
     Call::Weights(Mix::HalfDrained),
     Call::Zoned(3, 3),
     Call::Zoned(3, 5),
+    Call::Zoned(3, 12),
     Call::Bounded,
     Call::BoundedBatch,
 ];
