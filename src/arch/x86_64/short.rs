@@ -32,6 +32,10 @@ mod tests {
     use super::block_len;
 
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "integer arithmetic, no memory access for Miri to check"
+    )]
     fn blocks_split_a_batch_evenly_in_whole_vectors() {
         assert_eq!(block_len(5, 64, 8), 64);
         assert_eq!(block_len(64, 64, 8), 64);

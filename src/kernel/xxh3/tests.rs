@@ -131,8 +131,12 @@ fn check(kernel: Option<Kernel>, name: &str) {
         for fill in fills {
             for &len in &lengths {
                 // `skip` bytes before the first key, the last key at the
-                // end of the data slice, cut from a larger buffer.
-                for skip in [0, 1, 7] {
+                // end of the data slice, cut from a larger buffer; under
+                // Miri one of them, in turn from one length to the next.
+                for (i, skip) in [0, 1, 7].into_iter().enumerate() {
+                    if cfg!(miri) && i != len % 3 {
+                        continue;
+                    }
                     let buffer: Vec<u8> = (0..skip + keys * len + 5).map(fill).collect();
                     let data = &buffer[..skip + keys * len];
                     let offsets: Vec<u32> = (0..=keys).map(|k| (skip + k * len) as u32).collect();

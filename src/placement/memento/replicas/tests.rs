@@ -134,7 +134,8 @@ fn nothing_removed_is_the_plain_set_and_batches_match() {
     // block of the lanes' 16 and a part of one.
     let keys: Vec<u64> = (0..if cfg!(miri) { 20 } else { 300 }).map(mix).collect();
     let mut m = Memento::new(BucketCount::new(64).unwrap());
-    for &key in &keys {
+    // One key at a time: safe code, left to the native and qemu runs.
+    for &key in keys.iter().filter(|_| !cfg!(miri)) {
         let mut plain = [0u32; 4];
         crate::replicas::set(key, m.barray(), &mut plain).unwrap();
         assert_eq!(set_of(&m, key, 4), plain);
