@@ -33,23 +33,42 @@ impl Kernel {
     /// Replaces every key with XXH64 of its 8 little-endian bytes with
     /// `seed`, on this kernel's lanes.
     pub(crate) fn xxh64(self, keys: &mut [u64], seed: u64) {
+        self.hash(None, keys, seed);
+    }
+
+    /// Writes XXH64 of each key's 8 little-endian bytes with `seed` into
+    /// `out` (as long as `keys`), on this kernel's lanes: a copy of the
+    /// keys hashed in place, without the copy.
+    pub(crate) fn xxh64_into(self, keys: &[u64], out: &mut [u64], seed: u64) {
+        assert_eq!(keys.len(), out.len(), "one hash per key");
+        self.hash(Some(keys), out, seed);
+    }
+
+    /// [`Kernel::xxh64_into`] from `from`, or in place.
+    fn hash(self, from: Option<&[u64]>, out: &mut [u64], seed: u64) {
         match self.isa {
-            Isa::Scalar => keys.iter_mut().for_each(|k| *k = one(*k, seed)),
+            Isa::Scalar => match from {
+                Some(keys) => out
+                    .iter_mut()
+                    .zip(keys)
+                    .for_each(|(o, &k)| *o = one(k, seed)),
+                None => out.iter_mut().for_each(|k| *k = one(*k, seed)),
+            },
             // SAFETY: a `Kernel` with `Isa::Avx2` is only made by
             // `Kernel::avx2` after detecting AVX2, the feature the hash
-            // enables.
+            // enables; callers pass areas of one length.
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => unsafe { arch::x86_64::xxh64_avx2::xxh64(keys, seed) },
+            Isa::Avx2 => unsafe { arch::x86_64::xxh64_avx2::xxh64(from, out, seed) },
             // SAFETY: a `Kernel` with `Isa::Avx512` is only made by
             // `Kernel::avx512` after detecting AVX-512F and AVX-512DQ, the
-            // features the hash enables.
+            // features the hash enables; callers pass areas of one length.
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => unsafe { arch::x86_64::xxh64_avx512::xxh64(keys, seed) },
+            Isa::Avx512 => unsafe { arch::x86_64::xxh64_avx512::xxh64(from, out, seed) },
             // SAFETY: a `Kernel` with `Isa::Neon` is only made by
             // `Kernel::neon` after detecting NEON, the feature the hash
-            // enables.
+            // enables; callers pass areas of one length.
             #[cfg(target_arch = "aarch64")]
-            Isa::Neon => unsafe { arch::aarch64::xxh64_neon::xxh64(keys, seed) },
+            Isa::Neon => unsafe { arch::aarch64::xxh64_neon::xxh64(from, out, seed) },
         }
     }
 }

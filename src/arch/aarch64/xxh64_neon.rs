@@ -8,25 +8,34 @@ use crate::kernel::xxh64::round::{start, P1, P2, P3, P4};
 
 const LANES: usize = 2;
 
-/// Hashes every key in place with `seed`.
+/// Writes XXH64 of each of `from`'s keys with `seed` into `out`, or, with
+/// `from` `None`, hashes `out`'s keys in place.
 ///
 /// # Safety
-/// The CPU must support NEON.
+/// The CPU must support NEON; `from`, when given, is as long as `out`.
 #[target_feature(enable = "neon")]
-pub(crate) unsafe fn xxh64(keys: &mut [u64], seed: u64) {
+pub(crate) unsafe fn xxh64(from: Option<&[u64]>, out: &mut [u64], seed: u64) {
+    debug_assert!(from.is_none_or(|f| f.len() == out.len()));
     let h0 = vdupq_n_u64(start(seed));
-    let mut chunks = keys.chunks_exact_mut(LANES);
-    for chunk in &mut chunks {
-        // SAFETY: `chunk` is 2 `u64`: the 16 bytes the load and store touch
-        // (NEON's loads need no alignment).
-        unsafe {
-            let k = vld1q_u64(chunk.as_ptr());
-            vst1q_u64(chunk.as_mut_ptr(), hash(k, h0));
-        }
+    let len = out.len();
+    // Reads and writes go through one pointer from `out` when in place,
+    // each vector read before it is written.
+    let to = out.as_mut_ptr();
+    let src = from.map_or(to.cast_const(), <[u64]>::as_ptr);
+    let full = len / LANES * LANES;
+    for i in (0..full).step_by(LANES) {
+        // SAFETY: `i + 2 <= len`, and `src` and `to` are valid for `len`
+        // keys: the 16 bytes the load and store touch (NEON's loads need
+        // no alignment).
+        unsafe { vst1q_u64(to.add(i), hash(vld1q_u64(src.add(i)), h0)) };
     }
-    if let Some(k) = chunks.into_remainder().first_mut() {
+    if full < len {
         // The last key of an odd count, in lane 0.
-        *k = vgetq_lane_u64::<0>(hash(vdupq_n_u64(*k), h0));
+        // SAFETY: key `full < len` is inside both areas.
+        unsafe {
+            let k = vdupq_n_u64(src.add(full).read());
+            to.add(full).write(vgetq_lane_u64::<0>(hash(k, h0)));
+        }
     }
 }
 

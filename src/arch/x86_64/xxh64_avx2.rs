@@ -8,41 +8,42 @@ use crate::kernel::xxh64::round::{start, P1, P2, P3, P4};
 
 const LANES: usize = 4;
 
-/// Hashes every key in place with `seed`.
+/// Writes XXH64 of each of `from`'s keys with `seed` into `out`, or, with
+/// `from` `None`, hashes `out`'s keys in place.
 ///
 /// # Safety
-/// The CPU must support AVX2.
+/// The CPU must support AVX2; `from`, when given, is as long as `out`.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn xxh64(keys: &mut [u64], seed: u64) {
+pub(crate) unsafe fn xxh64(from: Option<&[u64]>, out: &mut [u64], seed: u64) {
+    debug_assert!(from.is_none_or(|f| f.len() == out.len()));
     let h0 = _mm256_set1_epi64x(start(seed) as i64);
-    let mut chunks = keys.chunks_exact_mut(LANES);
-    for chunk in &mut chunks {
-        // SAFETY: `chunk` is 4 `u64`: the 32 bytes each unaligned load and
-        // store touches.
+    let len = out.len();
+    // Reads and writes go through one pointer from `out` when in place,
+    // each vector read before it is written.
+    let to = out.as_mut_ptr();
+    let src = from.map_or(to.cast_const(), <[u64]>::as_ptr);
+    let full = len / LANES * LANES;
+    for i in (0..full).step_by(LANES) {
+        // SAFETY: `i + 4 <= len`, and `src` and `to` are valid for `len`
+        // keys: the 32 bytes each unaligned load and store touches.
         unsafe {
-            let k = _mm256_loadu_si256(chunk.as_ptr().cast());
-            _mm256_storeu_si256(chunk.as_mut_ptr().cast(), hash(k, h0));
+            let k = _mm256_loadu_si256(src.add(i).cast());
+            _mm256_storeu_si256(to.add(i).cast(), hash(k, h0));
         }
     }
-    tail(chunks.into_remainder(), h0);
-}
-
-/// The last fewer than 4 keys, through a padded copy, so that nothing
-/// outside the slice is read or written.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn tail(keys: &mut [u64], h0: __m256i) {
-    if keys.is_empty() {
-        return;
+    if full < len {
+        // The last fewer than 4 keys through a padded copy, so that
+        // nothing outside the areas is read or written.
+        let mut padded = [0u64; LANES];
+        // SAFETY: keys `full..len` are inside both areas, and `padded`
+        // is 4 `u64`, the 32 bytes the load and store touch.
+        unsafe {
+            core::ptr::copy_nonoverlapping(src.add(full), padded.as_mut_ptr(), len - full);
+            let k = _mm256_loadu_si256(padded.as_ptr().cast());
+            _mm256_storeu_si256(padded.as_mut_ptr().cast(), hash(k, h0));
+            core::ptr::copy_nonoverlapping(padded.as_ptr(), to.add(full), len - full);
+        }
     }
-    let mut padded = [0u64; LANES];
-    padded[..keys.len()].copy_from_slice(keys);
-    // SAFETY: `padded` is 4 `u64`: the 32 bytes the load and store touch.
-    unsafe {
-        let k = _mm256_loadu_si256(padded.as_ptr().cast());
-        _mm256_storeu_si256(padded.as_mut_ptr().cast(), hash(k, h0));
-    }
-    keys.copy_from_slice(&padded[..keys.len()]);
 }
 
 /// XXH64 of 4 keys from the start state `h0` (`seed + P5 + 8`).

@@ -7,41 +7,43 @@ use crate::kernel::xxh64::round::{start, P1, P2, P3, P4};
 
 const LANES: usize = 8;
 
-/// Hashes every key in place with `seed`.
+/// Writes XXH64 of each of `from`'s keys with `seed` into `out`, or, with
+/// `from` `None`, hashes `out`'s keys in place.
 ///
 /// # Safety
-/// The CPU must support AVX-512F and AVX-512DQ.
+/// The CPU must support AVX-512F and AVX-512DQ; `from`, when given, is as
+/// long as `out`.
 #[target_feature(enable = "avx512f,avx512dq")]
-pub(crate) unsafe fn xxh64(keys: &mut [u64], seed: u64) {
+pub(crate) unsafe fn xxh64(from: Option<&[u64]>, out: &mut [u64], seed: u64) {
+    debug_assert!(from.is_none_or(|f| f.len() == out.len()));
     let h0 = _mm512_set1_epi64(start(seed) as i64);
-    let mut chunks = keys.chunks_exact_mut(LANES);
-    for chunk in &mut chunks {
-        // SAFETY: `chunk` is 8 `u64`: the 64 bytes each unaligned load and
-        // store touches.
+    let len = out.len();
+    // Reads and writes go through one pointer from `out` when in place,
+    // each vector read before it is written.
+    let to = out.as_mut_ptr();
+    let src = from.map_or(to.cast_const(), <[u64]>::as_ptr);
+    let full = len / LANES * LANES;
+    for i in (0..full).step_by(LANES) {
+        // SAFETY: `i + 8 <= len`, and `src` and `to` are valid for `len`
+        // keys: the 64 bytes each unaligned load and store touches.
         unsafe {
-            let k = _mm512_loadu_si512(chunk.as_ptr().cast());
-            _mm512_storeu_si512(chunk.as_mut_ptr().cast(), hash(k, h0));
+            let k = _mm512_loadu_si512(src.add(i).cast());
+            _mm512_storeu_si512(to.add(i).cast(), hash(k, h0));
         }
     }
-    tail(chunks.into_remainder(), h0);
-}
-
-/// The last fewer than 8 keys, through a padded copy (plain loads and
-/// stores: masked ones gain nothing on a few keys a call).
-#[inline]
-#[target_feature(enable = "avx512f,avx512dq")]
-fn tail(keys: &mut [u64], h0: __m512i) {
-    if keys.is_empty() {
-        return;
+    if full < len {
+        // The last fewer than 8 keys through a padded copy (plain loads
+        // and stores: masked ones gain nothing on a few keys a call).
+        let mut padded = [0u64; LANES];
+        // SAFETY: keys `full..len` are inside both areas, and `padded`
+        // is 8 `u64`, the 64 bytes the load and store touch.
+        unsafe {
+            core::ptr::copy_nonoverlapping(src.add(full), padded.as_mut_ptr(), len - full);
+            let k = _mm512_loadu_si512(padded.as_ptr().cast());
+            _mm512_storeu_si512(padded.as_mut_ptr().cast(), hash(k, h0));
+            core::ptr::copy_nonoverlapping(padded.as_ptr(), to.add(full), len - full);
+        }
     }
-    let mut padded = [0u64; LANES];
-    padded[..keys.len()].copy_from_slice(keys);
-    // SAFETY: `padded` is 8 `u64`: the 64 bytes the load and store touch.
-    unsafe {
-        let k = _mm512_loadu_si512(padded.as_ptr().cast());
-        _mm512_storeu_si512(padded.as_mut_ptr().cast(), hash(k, h0));
-    }
-    keys.copy_from_slice(&padded[..keys.len()]);
 }
 
 /// XXH64 of 8 keys from the start state `h0` (`seed + P5 + 8`).

@@ -2,7 +2,7 @@
 //! ([`check`]): adversarial and random keys, seeds at the edges of the
 //! 32- and 64-bit ranges, every length from 0 to 300 and slices starting
 //! off any vector boundary, with the words around the slice checked
-//! untouched. Small under Miri, which runs
+//! untouched, hashed in place and into another area. Small under Miri, which runs
 //! the scalar and AVX2 hashes (see `.ci/miri`).
 
 use super::round::P1;
@@ -99,6 +99,15 @@ fn check(kernel: Option<Kernel>, name: &str) {
                     pool[start + len..],
                     "{kernel}: after the slice"
                 );
+                // Into another area, misaligned its own way.
+                let at = (start + 5) % 8;
+                let mut out = vec![u64::MAX; at + len + 9];
+                kernel.xxh64_into(&pool[start..start + len], &mut out[at..at + len], seed);
+                assert_eq!(out[at..at + len], want, "{kernel}, into, seed {seed}");
+                assert!(out[..at]
+                    .iter()
+                    .chain(&out[at + len..])
+                    .all(|&w| w == u64::MAX));
             }
         }
     }

@@ -97,9 +97,7 @@ impl Runs {
             let states = if slot == 0 {
                 keys
             } else {
-                self.derived.clear();
-                self.derived.extend_from_slice(keys);
-                self.kernel.xxh64(&mut self.derived, slot as u64);
+                self.derive(keys, slot as u64);
                 &self.derived
             };
             (self.walker)(
@@ -121,13 +119,17 @@ impl Runs {
     /// targets. A walk that never lands ends on its start, `k - 1`, as
     /// Figure 1's answer 0 shifted does, which [`Runs::settle`] redoes.
     fn top_slot(&mut self, keys: &[u64], n: u32, top: u32, column: &mut [u32]) {
-        self.derived.clear();
-        self.derived.extend_from_slice(keys);
-        self.kernel.xxh64(&mut self.derived, u64::from(top));
+        self.derive(keys, u64::from(top));
         self.kernel.run(&self.derived, n - top, column);
         for member in column.iter_mut() {
             *member += top;
         }
+    }
+
+    /// The derived keys of `keys` for slot `slot` into `derived`.
+    fn derive(&mut self, keys: &[u64], slot: u64) {
+        self.derived.resize(keys.len(), 0);
+        self.kernel.xxh64_into(keys, &mut self.derived, slot);
     }
 
     /// Redoes the keys not settled (see the module documentation) with the

@@ -122,9 +122,8 @@ impl Rounds {
 /// order, when the table tosses (`TOSS`).
 fn draw<const TOSS: bool>(coins: &mut Vec<u64>, kernel: Kernel, keys: &[u64], attempt: u32) {
     if TOSS {
-        coins.clear();
-        coins.extend_from_slice(keys);
-        kernel.xxh64(coins, coin_seed(attempt));
+        coins.resize(keys.len(), 0);
+        kernel.xxh64_into(keys, coins, coin_seed(attempt));
     }
 }
 

@@ -55,8 +55,8 @@ impl ZonedReplicas<'_> {
         let zones = &self.zones;
         let mut scores = vec![Vec::new(); zones.len()];
         for (z, zone) in zones.iter().enumerate().filter(|(_, z)| z.live > 0) {
-            scores[z] = keys.to_vec();
-            kernel.xxh64(&mut scores[z], zone.id);
+            scores[z] = vec![0; keys.len()];
+            kernel.xxh64_into(keys, &mut scores[z], zone.id);
         }
         // Each rank's zone and round, per key, and each zone's requests.
         let mut rank_zone = vec![0u32; n * k];

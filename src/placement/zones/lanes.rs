@@ -100,8 +100,7 @@ impl ZonedReplicas<'_> {
         }
         let live = &self.order.live;
         for (scores, &z) in s.scores.chunks_exact_mut(s.stride).zip(live) {
-            scores[..n].copy_from_slice(keys);
-            kernel.xxh64(&mut scores[..n], self.zones[z as usize].id);
+            kernel.xxh64_into(keys, &mut scores[..n], self.zones[z as usize].id);
         }
         // The first round's columns: with more members than zones, every
         // zone is asked, in the column of its place.
