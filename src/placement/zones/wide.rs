@@ -59,6 +59,23 @@ impl Scratch {
     }
 }
 
+/// `$ranks::<O>($s, $n)` for `O` the count `$others` (1 to
+/// [`LANE_RANKS`]), so that each pass keeps its ranks in registers.
+#[cfg(target_arch = "x86_64")]
+macro_rules! by_ranks {
+    ($others:expr, $($ranks:ident)::+, $s:expr, $n:expr) => {
+        match $others {
+            1 => $($ranks)::+::<1>($s, $n),
+            2 => $($ranks)::+::<2>($s, $n),
+            3 => $($ranks)::+::<3>($s, $n),
+            4 => $($ranks)::+::<4>($s, $n),
+            5 => $($ranks)::+::<5>($s, $n),
+            6 => $($ranks)::+::<6>($s, $n),
+            _ => $($ranks)::+::<7>($s, $n),
+        }
+    };
+}
+
 /// Each of the round's first `n` keys' `others` best zones but its
 /// primary's, best first, into `s.picks` (a column per rank, `stride`
 /// apart): on the AVX-512 or AVX2 lanes when `kernel` is theirs and
@@ -69,7 +86,7 @@ fn pick(kernel: Kernel, s: &mut Scratch, n: usize, others: usize) {
         // SAFETY: a kernel named "avx512" is only made by `Kernel::avx512`
         // after detecting AVX-512F, AVX-512DQ, AVX2 and POPCNT, the
         // features the pass enables; `others` is within its ranks.
-        unsafe { super::wide_avx512::pick(s, n, others) };
+        unsafe { by_ranks!(others, super::wide_avx512::ranks, s, n) };
         return;
     }
     #[cfg(target_arch = "x86_64")]
@@ -77,7 +94,7 @@ fn pick(kernel: Kernel, s: &mut Scratch, n: usize, others: usize) {
         // SAFETY: a kernel named "avx2" is only made by `Kernel::avx2`
         // after detecting AVX2, FMA and POPCNT, which cover the features
         // the pass enables; `others` is within its ranks.
-        unsafe { super::wide_avx2::pick(s, n, others) };
+        unsafe { by_ranks!(others, super::wide_avx2::ranks, s, n) };
         return;
     }
     #[cfg(not(target_arch = "x86_64"))]

@@ -13,31 +13,16 @@ use super::requests::Scratch;
 /// Lanes per vector.
 const LANES: usize = 8;
 
-/// `wide::pick` on the AVX-512 lanes: each of the round's first `n` keys'
-/// `others` best zones but its primary's, into `s.picks`.
+/// `wide::pick` on the AVX-512 lanes for `O` (1 to 7) ranks: each of the
+/// round's first `n` keys' `O` best zones but its primary's, into
+/// `s.picks`.
 ///
 /// # Safety
 ///
-/// The CPU runs AVX-512F, AVX-512DQ, AVX2 and POPCNT; `others` is 1 to
-/// 7; `s` was made ([`Scratch::new`]) for rounds of at least
-/// `n` keys and more than 8 zones.
+/// The CPU runs AVX-512F, AVX-512DQ, AVX2 and POPCNT; `s` was made ([`Scratch::new`]) for rounds of at
+/// least `n` keys and more than 8 zones.
 #[target_feature(enable = "avx512f,avx512dq,avx2,popcnt")]
-pub(super) unsafe fn pick(s: &mut Scratch, n: usize, others: usize) {
-    match others {
-        1 => ranks::<1>(s, n),
-        2 => ranks::<2>(s, n),
-        3 => ranks::<3>(s, n),
-        4 => ranks::<4>(s, n),
-        5 => ranks::<5>(s, n),
-        6 => ranks::<6>(s, n),
-        _ => ranks::<7>(s, n),
-    }
-}
-
-/// [`pick`] for `O` ranks.
-#[inline]
-#[target_feature(enable = "avx512f,avx512dq,avx2,popcnt")]
-fn ranks<const O: usize>(s: &mut Scratch, n: usize) {
+pub(super) unsafe fn ranks<const O: usize>(s: &mut Scratch, n: usize) {
     let (zones, stride) = (s.lengths.len(), s.stride);
     debug_assert!(n <= s.size && stride >= s.size + LANES);
     debug_assert!(s.scores.len() >= zones * stride && s.places.len() >= stride);
