@@ -23,8 +23,9 @@
 //! a lane stops when it hits a target, and does not walk when one of its
 //! targets already marks the key unsettled (an ending below `k`, or one
 //! marked [`HIT`]: the key then starts at plus infinity, where its first
-//! step ends the walk), and marks its ending with [`HIT`]. So slot 0's walk, whose targets are every other ending, marks
-//! exactly the unsettled keys, and column 0 alone says which to redo.
+//! step ends the walk), and marks its ending with [`HIT`]. So slot 0's
+//! walk, whose targets are every other ending, marks exactly the
+//! unsettled keys, and column 0 alone says which to redo.
 
 use super::lanes::Blocks;
 use super::walk::{slot_walk, HIT, LANES};

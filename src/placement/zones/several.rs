@@ -31,7 +31,7 @@ impl ZonedReplicas<'_> {
         let zones = self.order.live.len();
         let zone = &self.zones[self.order.live[place] as usize];
         let members = |p: usize| k / zones + usize::from(p < k % zones);
-        let (size, base) = (s.size, place * s.stride);
+        let (size, base) = (s.size, s.starts[place]);
         // (index in the round, place in the key's order, key)
         let mut several: Vec<(usize, usize, u64)> = Vec::new();
         let mut kept = 0;

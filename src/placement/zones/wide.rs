@@ -15,8 +15,9 @@ use super::order::MAX_ZONES;
 use super::requests::Scratch;
 use crate::Kernel;
 
-/// The most zones per key the vector passes keep in registers (their
-/// copies by count stop there).
+/// The most zones per key the vector passes keep in registers: `by_ranks!`
+/// stamps one copy of each pass per count up to it, and larger sets take
+/// the plain pass.
 #[cfg(target_arch = "x86_64")]
 const LANE_RANKS: usize = 7;
 
