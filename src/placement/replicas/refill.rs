@@ -137,14 +137,20 @@ impl Runs {
     /// lockstep blocks.
     fn settle(&mut self, keys: &[u64], n: u32, columns: &mut [&mut [u32]]) {
         let k = columns.len();
+        // HIT is the sign bit: a mask of 64 endings' at a time, which the
+        // compiler builds with vector compares, then its few set bits.
         self.unsettled.clear();
-        self.unsettled.extend(
-            columns[0]
+        for (c, chunk) in columns[0].chunks(64).enumerate() {
+            let mut marked = chunk
                 .iter()
                 .enumerate()
-                .filter(|(_, &e)| e & HIT != 0)
-                .map(|(i, _)| i),
-        );
+                .fold(0u64, |m, (i, &e)| m | u64::from(e & HIT != 0) << i);
+            while marked != 0 {
+                self.unsettled
+                    .push(c * 64 + marked.trailing_zeros() as usize);
+                marked &= marked - 1;
+            }
+        }
         let mut block = [0u64; LANES];
         let mut sets = [0u32; LANES * super::lanes::MAX_LANE_SLOTS];
         for positions in self.unsettled.chunks(LANES) {

@@ -102,18 +102,22 @@ impl Default for Walk {
 }
 
 impl Walk {
+    // A lane's column of rows is sorted: its landings climb, and from its
+    // first step that does not land it records `NONE`, above every
+    // bucket. So its landings are a prefix found, and searched, by
+    // bisection rather than by a scan of rows 64 bytes apart.
+
     /// Lane `l`'s landings, last first.
     pub(super) fn landings(&self, l: usize) -> impl Iterator<Item = u32> + '_ {
-        self.rows[..self.steps]
-            .iter()
-            .rev()
-            .map(move |row| row[l])
-            .filter(|&x| x != NONE)
+        let count = self.rows[..self.steps].partition_point(|row| row[l] != NONE);
+        self.rows[..count].iter().rev().map(move |row| row[l])
     }
 
     /// Whether lane `l` landed on `x`.
     pub(super) fn landed_on(&self, l: usize, x: u32) -> bool {
-        self.rows[..self.steps].iter().any(|row| row[l] == x)
+        self.rows[..self.steps]
+            .binary_search_by(|row| row[l].cmp(&x))
+            .is_ok()
     }
 
     /// The lanes (bit `l`) that landed on `targets[l]`: a plain loop over
