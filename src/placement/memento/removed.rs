@@ -129,6 +129,13 @@ impl Removed {
     }
 
     /// The bitmap (bit `b % 64` of word `b / 64` set when bucket `b` is
+    /// removed), covering every bucket of the b-array; `None` over
+    /// [`BITMAP_LIMIT`], where [`Removed::contains`] asks the map.
+    pub(super) fn bitmap(&self) -> Option<&[u64]> {
+        (!self.bitmap.is_empty()).then_some(&self.bitmap[..])
+    }
+
+    /// The bitmap (bit `b % 64` of word `b / 64` set when bucket `b` is
     /// removed) and the link table (word `b` is bucket `b`'s
     /// [`Link::word`], 0 when it works), each covering every bucket of the
     /// b-array; `None` when nothing is removed or the b-array is over

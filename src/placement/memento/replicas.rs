@@ -29,8 +29,9 @@
 use super::lookup::rehash_u64;
 use super::Memento;
 use crate::kernel::scalar::jump;
-use crate::replicas::fill_columns;
+use crate::replicas::fill_columns_on;
 use crate::{active_kernel, BucketCount, Error};
+use classes::Replay;
 
 /// Candidates tried for a replaced member before the cyclic scan; with
 /// k much below the working count, the first almost always serves.
@@ -39,11 +40,6 @@ pub const REPLACEMENT_ATTEMPTS: u64 = 64;
 /// The seed of candidate 0's derived key (candidate `a` uses this plus `a`):
 /// far above the replica slots' and the weights' seeds.
 const CANDIDATE_SEED: u64 = 1 << 40;
-
-/// The fewest sets whose only removed member is the first that
-/// [`Memento::replay_columns`] sends to one Memento batch; fewer take the
-/// one-key lookup each.
-const LONE_BATCH: usize = 16;
 
 impl Memento {
     /// The replica set of `key`: `k = out.len()` distinct working buckets,
@@ -96,12 +92,16 @@ impl Memento {
     /// # Ok::<(), jumpshard::Error>(())
     /// ```
     pub fn replicas_batch(&self, keys: &[u64], columns: &mut [&mut [u32]]) -> Result<(), Error> {
-        fill_columns(
+        let kernel = active_kernel();
+        // One replay for every run, so that its working areas are made once.
+        let mut replay = Replay::new(self, kernel);
+        fill_columns_on(
+            kernel,
             keys,
             self.barray.get(),
             self.working_count(),
             columns,
-            |keys, columns| self.replay_columns(keys, columns),
+            |keys, columns| replay.run(keys, columns),
         )
     }
 
@@ -128,113 +128,8 @@ impl Memento {
         BucketCount::new(self.working()).expect("a cluster keeps a working bucket")
     }
 
-    /// Replays the removals that hit each set of `columns` (`columns[j][i]`
-    /// member `j` of the set of `keys[i]`, as the plain sets over the
-    /// b-array left them).
-    ///
-    /// Most sets hold no removed bucket, which the membership bitmap tells
-    /// without a lookup of the removals. The others almost always need
-    /// their key's Figure 1 bucket over the b-array, which column 0 holds,
-    /// or their candidate 0's, which one pass of the hash lanes and the
-    /// kernel compute for all of them at once: the replay itself then walks
-    /// no Figure 1 loop one key at a time.
-    fn replay_columns(&self, keys: &[u64], columns: &mut [&mut [u32]]) {
-        if self.removed.is_empty() {
-            return;
-        }
-        // The keys with a removed member, without a branch per key: which
-        // keys they are is as random as the keys.
-        let mut removed = vec![0u8; keys.len()];
-        for column in columns.iter() {
-            for (r, &b) in removed.iter_mut().zip(column.iter()) {
-                *r |= u8::from(self.removed.contains(b));
-            }
-        }
-        let mut hit = vec![0usize; keys.len()];
-        let mut count = 0;
-        for (i, &r) in removed.iter().enumerate() {
-            hit[count] = i;
-            count += usize::from(r);
-        }
-        hit.truncate(count);
-        let kernel = active_kernel();
-        let mut derived: Vec<u64> = hit.iter().map(|&i| keys[i]).collect();
-        kernel.xxh64(&mut derived, CANDIDATE_SEED);
-        let mut buckets = vec![0u32; derived.len()];
-        kernel.run(&derived, self.barray.get(), &mut buckets);
-        let mut set = vec![0u32; columns.len()];
-        // The sets whose only removed member is the first, by position in
-        // `hit`: see below.
-        let mut lone_first = Vec::new();
-        for (h, ((&i, &derived), &bucket)) in hit.iter().zip(&derived).zip(&buckets).enumerate() {
-            for (member, column) in set.iter_mut().zip(columns.iter()) {
-                *member = column[i];
-            }
-            match self.lone_removal(&set) {
-                // Most of these sets (about half at 10% removed, k = 3)
-                // lost one member past the first, and candidate 0 works
-                // and is not in the set: [`Memento::replay`] then refills
-                // that member with it and stops, which this does without
-                // its search.
-                Some(slot)
-                    if slot > 0 && !self.removed.contains(bucket) && !set.contains(&bucket) =>
-                {
-                    columns[slot][i] = bucket;
-                    continue;
-                }
-                Some(0) => {
-                    lone_first.push(h);
-                    continue;
-                }
-                _ => {}
-            }
-            self.replay_at(
-                keys[i],
-                i,
-                columns,
-                &mut set,
-                Candidate {
-                    key: derived,
-                    bucket,
-                },
-            );
-        }
-        // A set whose only removed member is the first: the replay follows
-        // the key's rehash chain from its Figure 1 bucket, removal after
-        // removal, through buckets removed later (none of them a member,
-        // which all work), to a working bucket: the key's Memento bucket,
-        // which a batch computes on the lanes. Unless another member holds
-        // it, that is the first member, and the replay stops there.
-        let lone_keys: Vec<u64> = lone_first.iter().map(|&h| keys[hit[h]]).collect();
-        let primaries: Vec<u32> = if lone_keys.len() < LONE_BATCH {
-            // A few keys (a one-key call's): the batch's setup costs more
-            // than their chains.
-            lone_keys.iter().map(|&key| self.bucket(key)).collect()
-        } else {
-            let mut primaries = vec![0u32; lone_keys.len()];
-            self.batch(&lone_keys, &mut primaries)
-                .expect("one bucket per key");
-            primaries
-        };
-        for (&h, primary) in lone_first.iter().zip(primaries) {
-            let i = hit[h];
-            if !columns[1..].iter().any(|column| column[i] == primary) {
-                columns[0][i] = primary;
-                continue;
-            }
-            for (member, column) in set.iter_mut().zip(columns.iter()) {
-                *member = column[i];
-            }
-            let first = Candidate {
-                key: derived[h],
-                bucket: buckets[h],
-            };
-            self.replay_at(keys[i], i, columns, &mut set, first);
-        }
-    }
-
-    /// [`Memento::replay`] of `key`'s `set`, which is row `i` of `columns`,
-    /// written back there.
+    /// [`Memento::replay`] of `key`'s set, row `i` of `columns`, through
+    /// `set` (as long as a row), written back there.
     fn replay_at(
         &self,
         key: u64,
@@ -243,21 +138,12 @@ impl Memento {
         set: &mut [u32],
         first: Candidate,
     ) {
+        for (member, column) in set.iter_mut().zip(columns.iter()) {
+            *member = column[i];
+        }
         self.replay(key, set, first);
         for (column, &member) in columns.iter_mut().zip(set.iter()) {
             column[i] = member;
-        }
-    }
-
-    /// The slot of `set`'s only removed member, if exactly one is removed.
-    fn lone_removal(&self, set: &[u32]) -> Option<usize> {
-        let mut removed = set
-            .iter()
-            .enumerate()
-            .filter(|(_, &b)| self.removed.contains(b));
-        match (removed.next(), removed.next()) {
-            (Some((slot, _)), None) => Some(slot),
-            _ => None,
         }
     }
 
@@ -354,5 +240,6 @@ impl Candidate {
     }
 }
 
+mod classes;
 #[cfg(test)]
 mod tests;

@@ -7,6 +7,14 @@ fn mix(i: u64) -> u64 {
     xxhash_rust::xxh64::xxh64(&i.to_le_bytes(), 0xC0FFEE)
 }
 
+impl Memento {
+    /// The replay of one run on the active kernel, with working areas of
+    /// its own.
+    fn replay_columns(&self, keys: &[u64], columns: &mut [&mut [u32]]) {
+        Replay::new(self, active_kernel()).run(keys, columns);
+    }
+}
+
 fn set_of(m: &Memento, key: u64, k: usize) -> Vec<u32> {
     let mut out = vec![0; k];
     m.replicas(key, &mut out).unwrap();

@@ -1,0 +1,325 @@
+//! The replay of a batch's sets by class, a block of keys at a time.
+//!
+//! After the plain sets, which keys hold a removed member is as random as
+//! the keys, and so is which kind of replay each needs; a branch per key
+//! on either is mispredicted about as often as it is taken. So a block
+//! is replayed in passes that do not branch on the keys:
+//!
+//! 1. one pass per column tests every member against the bitmap of
+//!    removed buckets and sets the member's bit in its key's mask of
+//!    removed members (shifts and ors: a class code updated by a select
+//!    per member was compiled to a branch);
+//! 2. one pass packs the keys' positions into a list per class: each
+//!    position is written to every list, and only the list of its class
+//!    advances;
+//! 3. each class is then handled in a loop of its own:
+//!    - one removed member past the first: candidate 0 (hashed and run on
+//!      the kernel's lanes for the whole list) refills it when it works
+//!      and is not a member, which a select writes; the few others are
+//!      replayed one key at a time;
+//!    - only the first removed: the key's Memento bucket, resolved from
+//!      its Figure 1 bucket (column 0) on the lanes, becomes the first
+//!      member unless another member holds it (then one key at a time);
+//!    - several removed (or one past the mask's first 15 slots, which
+//!      only sets that large have): one key at a time, with candidate 0
+//!      from the lanes.
+//!
+//! The working areas belong to a [`Replay`], made once per batch and
+//! reused by each of its runs, so that no run allocates.
+
+use core::hint::select_unpredictable as select;
+
+use super::{Candidate, CANDIDATE_SEED};
+use crate::placement::memento::lookup::rehash_u64;
+use crate::placement::memento::{rounds, Memento};
+use crate::Kernel;
+
+/// Keys replayed together: their masks and lists stay in the L1 cache,
+/// and a position fits in 16 bits.
+const BLOCK: usize = 8192;
+
+/// The fewest keys whose only removed member is the first that go to the
+/// lanes' resolution together; fewer (a one-key call's) follow their
+/// chains one key at a time, cheaper than the lanes' setup.
+const LONE_BATCH: usize = 16;
+
+/// The bit of a key's mask that stands for every slot from 15 on.
+const PAST: u32 = 15;
+
+/// The replay of the runs of one batch on one kernel, with its working
+/// areas (each as long as the largest block met).
+pub(in crate::placement::memento) struct Replay<'m> {
+    memento: &'m Memento,
+    kernel: Kernel,
+    /// Each key's removed members: bit `j` for slot `j`, bit [`PAST`] for
+    /// any slot from it on.
+    mask: Vec<u16>,
+    /// Positions of the keys whose only removed member is the first.
+    lone: Vec<u16>,
+    /// Positions of the keys with one removed member past the first.
+    one: Vec<u16>,
+    /// Positions of the other keys with a removed member.
+    several: Vec<u16>,
+    /// Positions, in a class's list, of the keys its loop left to the
+    /// one-key replay.
+    failed: Vec<u16>,
+    /// Candidate 0 of the keys of `one`, then of `several`: derived keys,
+    /// then their Figure 1 buckets over the b-array.
+    derived: Vec<u64>,
+    buckets: Vec<u32>,
+    /// The keys of `lone`, and their Figure 1 buckets, then Memento
+    /// buckets.
+    lone_keys: Vec<u64>,
+    primaries: Vec<u32>,
+    /// One key's set, for the one-key replay.
+    set: Vec<u32>,
+    /// The lanes' pending keys, made at the first block that needs them.
+    pending: Option<Pending>,
+}
+
+/// The pending keys of the lanes' resolution, with the most they hold.
+struct Pending {
+    capacity: usize,
+    lanes: Lanes,
+}
+
+enum Lanes {
+    #[cfg(target_arch = "x86_64")]
+    Avx512(crate::arch::x86_64::memento::Pending),
+    Rounds(rounds::Pending),
+}
+
+impl<'m> Replay<'m> {
+    /// The replay of `memento`'s removals on `kernel`'s lanes.
+    pub(in crate::placement::memento) fn new(memento: &'m Memento, kernel: Kernel) -> Self {
+        Replay {
+            memento,
+            kernel,
+            mask: Vec::new(),
+            lone: Vec::new(),
+            one: Vec::new(),
+            several: Vec::new(),
+            failed: Vec::new(),
+            derived: Vec::new(),
+            buckets: Vec::new(),
+            lone_keys: Vec::new(),
+            primaries: Vec::new(),
+            set: Vec::new(),
+            pending: None,
+        }
+    }
+
+    /// Replays the removals that hit each set of `columns` (`columns[j][i]`
+    /// member `j` of the set of `keys[i]`, as the plain sets over the
+    /// b-array left them).
+    pub(in crate::placement::memento) fn run(&mut self, keys: &[u64], columns: &mut [&mut [u32]]) {
+        let m = self.memento;
+        if m.removed.is_empty() {
+            return;
+        }
+        self.set.resize(columns.len(), 0);
+        for start in (0..keys.len()).step_by(BLOCK) {
+            let keys = &keys[start..keys.len().min(start + BLOCK)];
+            match m.removed.bitmap() {
+                Some(bitmap) => self.block(start, keys, columns, |b| {
+                    // Every bucket of a set is in the b-array, which the
+                    // bitmap covers: the bounds check is always predicted.
+                    let word = bitmap.get(b as usize / 64).copied().unwrap_or(0);
+                    (word >> (b % 64)) as u16 & 1
+                }),
+                None => self.block(start, keys, columns, |b| u16::from(m.removed.contains(b))),
+            }
+        }
+    }
+
+    /// [`Replay::run`] of the block of `keys` from row `start` of
+    /// `columns`; `removed` is 1 for a removed bucket, else 0 (a number,
+    /// not a `bool`, which the compiler would branch on).
+    fn block(
+        &mut self,
+        start: usize,
+        keys: &[u64],
+        columns: &mut [&mut [u32]],
+        removed: impl Fn(u32) -> u16 + Copy,
+    ) {
+        let m = self.memento;
+        let n = m.barray.get();
+        let len = keys.len();
+        let rows = start..start + len;
+        self.mask.clear();
+        self.mask.resize(len, 0);
+        for (j, column) in columns.iter().enumerate() {
+            let bit = PAST.min(j as u32);
+            for (mask, &b) in self.mask.iter_mut().zip(&column[rows.clone()]) {
+                *mask |= removed(b) << bit;
+            }
+        }
+        for list in [
+            &mut self.lone,
+            &mut self.one,
+            &mut self.several,
+            &mut self.failed,
+        ] {
+            if list.len() < len {
+                list.resize(len, 0);
+            }
+        }
+        let (lone, one, several) = (
+            &mut self.lone[..len],
+            &mut self.one[..len],
+            &mut self.several[..len],
+        );
+        let (mut lones, mut ones, mut severals) = (0, 0, 0);
+        for (i, &mask) in self.mask.iter().enumerate() {
+            let i = i as u16;
+            lone[lones] = i;
+            one[ones] = i;
+            several[severals] = i;
+            let is_lone = mask == 1;
+            let is_one = mask & mask.wrapping_sub(1) == 0 && mask.wrapping_sub(2) < (1 << PAST) - 2;
+            lones += usize::from(is_lone);
+            ones += usize::from(is_one);
+            severals += usize::from(mask != 0 && !is_lone && !is_one);
+        }
+        let (lone, one, several) = (&lone[..lones], &one[..ones], &several[..severals]);
+
+        // Candidate 0 of every key with a removed member past the first.
+        self.derived.clear();
+        self.derived
+            .extend(one.iter().chain(several).map(|&i| keys[usize::from(i)]));
+        self.kernel.xxh64(&mut self.derived, CANDIDATE_SEED);
+        self.buckets.clear();
+        self.buckets.resize(self.derived.len(), 0);
+        self.kernel.run(&self.derived, n, &mut self.buckets);
+        let candidate = |h: usize| Candidate {
+            key: self.derived[h],
+            bucket: self.buckets[h],
+        };
+
+        // One removed member past the first: [`Memento::replay`] refills it
+        // with candidate 0 and stops when that works and is not a member.
+        let mut failed = 0;
+        for (h, &i) in one.iter().enumerate() {
+            let i = usize::from(i);
+            let row = start + i;
+            let b = self.buckets[h];
+            let taken = columns
+                .iter()
+                .fold(removed(b) == 1, |t, c| t | (c[row] == b));
+            let cell = &mut columns[self.mask[i].trailing_zeros() as usize][row];
+            *cell = select(taken, *cell, b);
+            self.failed[failed] = h as u16;
+            failed += usize::from(taken);
+        }
+        for &h in &self.failed[..failed] {
+            let h = usize::from(h);
+            let i = usize::from(one[h]);
+            m.replay_at(keys[i], start + i, columns, &mut self.set, candidate(h));
+        }
+        for (h, &i) in several.iter().enumerate() {
+            let i = usize::from(i);
+            let first = candidate(one.len() + h);
+            m.replay_at(keys[i], start + i, columns, &mut self.set, first);
+        }
+
+        // Only the first removed: the replay follows the key's rehash chain
+        // from its Figure 1 bucket, removal after removal, through buckets
+        // removed later (none of them a member, which all work), to a
+        // working bucket: the key's Memento bucket. Unless another member
+        // holds it, that is the first member, and the replay stops there.
+        let (first, rest) = columns.split_first_mut().expect("k >= 1");
+        self.lone_keys.clear();
+        self.lone_keys
+            .extend(lone.iter().map(|&i| keys[usize::from(i)]));
+        self.primaries.clear();
+        self.primaries
+            .extend(lone.iter().map(|&i| first[start + usize::from(i)]));
+        resolve_firsts(
+            m,
+            self.kernel,
+            &self.lone_keys,
+            &mut self.primaries,
+            &mut self.pending,
+        );
+        let mut failed = 0;
+        for (h, (&i, &primary)) in lone.iter().zip(&self.primaries).enumerate() {
+            let row = start + usize::from(i);
+            let taken = rest.iter().fold(false, |t, c| t | (c[row] == primary));
+            first[row] = select(taken, first[row], primary);
+            self.failed[failed] = h as u16;
+            failed += usize::from(taken);
+        }
+        for &h in &self.failed[..failed] {
+            let i = usize::from(lone[usize::from(h)]);
+            let first = Candidate::of(keys[i], 0, n);
+            m.replay_at(keys[i], start + i, columns, &mut self.set, first);
+        }
+    }
+}
+
+/// Resolves `firsts`, the Figure 1 buckets of `keys` over the b-array,
+/// each removed, into the keys' Memento buckets: [`Memento::batch_on`]'s
+/// second pass, its first already done.
+fn resolve_firsts(
+    m: &Memento,
+    kernel: Kernel,
+    keys: &[u64],
+    firsts: &mut [u32],
+    pending: &mut Option<Pending>,
+) {
+    let one_at_a_time = |firsts: &mut [u32]| {
+        for (b, &key) in firsts.iter_mut().zip(keys) {
+            *b = m.resolve(*b, |seed| rehash_u64(key, seed));
+        }
+    };
+    let Some((removed, links)) = m.removed.lane_tables() else {
+        // No table of links to resolve on the lanes with.
+        return one_at_a_time(firsts);
+    };
+    if keys.len() < LONE_BATCH {
+        return one_at_a_time(firsts);
+    }
+    let count = keys.len();
+    if pending.as_ref().is_none_or(|p| p.capacity < count) {
+        *pending = Some(Pending::new(kernel, count));
+    }
+    match &mut pending.as_mut().expect("made above").lanes {
+        #[cfg(target_arch = "x86_64")]
+        Lanes::Avx512(pending) => {
+            // SAFETY: `Pending::new` only makes these for the AVX-512
+            // kernel, which is only made after detecting AVX-512F,
+            // AVX-512DQ, AVX2 and POPCNT, the features the pass enables.
+            unsafe { crate::arch::x86_64::memento::resolve(keys, firsts, removed, links, pending) }
+        }
+        Lanes::Rounds(pending) => {
+            // Every bucket is removed: no scan is needed to find them.
+            for (slot, i) in pending.index.iter_mut().zip(0..count as u32) {
+                *slot = i;
+            }
+            pending.resolve(keys, firsts, links, count);
+        }
+    }
+}
+
+impl Pending {
+    /// Room for `capacity` keys on `kernel`'s resolution (the lanes'
+    /// rounds on AVX-512, plain rounds on the others).
+    fn new(kernel: Kernel, capacity: usize) -> Pending {
+        #[cfg(target_arch = "x86_64")]
+        if kernel.to_id() & 0xF == crate::kernel::Isa::Avx512 as u8 {
+            return Pending {
+                capacity,
+                lanes: Lanes::Avx512(crate::arch::x86_64::memento::Pending::new(capacity)),
+            };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = kernel;
+        Pending {
+            capacity,
+            lanes: Lanes::Rounds(rounds::Pending::new(capacity)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
