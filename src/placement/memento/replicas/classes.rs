@@ -28,6 +28,7 @@
 //! reused by each of its runs, so that no run allocates.
 
 use core::hint::select_unpredictable as select;
+use core::ops::Range;
 
 use super::{Candidate, CANDIDATE_SEED};
 use crate::placement::memento::lookup::rehash_u64;
@@ -45,6 +46,10 @@ const LONE_BATCH: usize = 16;
 
 /// The bit of a key's mask that stands for every slot from 15 on.
 const PAST: u32 = 15;
+
+/// Room past a block's length in the lists, so that the AVX-512 pass can
+/// store a whole vector of positions at any length.
+const WIDE: usize = 16;
 
 /// The replay of the runs of one batch on one kernel, with its working
 /// areas (each as long as the largest block met).
@@ -121,38 +126,37 @@ impl<'m> Replay<'m> {
         for start in (0..keys.len()).step_by(BLOCK) {
             let keys = &keys[start..keys.len().min(start + BLOCK)];
             match m.removed.bitmap() {
-                Some(bitmap) => self.block(start, keys, columns, |b| {
+                Some(bitmap) => self.block(start, keys, columns, Some(bitmap), |b| {
                     // Every bucket of a set is in the b-array, which the
                     // bitmap covers: the bounds check is always predicted.
                     let word = bitmap.get(b as usize / 64).copied().unwrap_or(0);
                     (word >> (b % 64)) as u16 & 1
                 }),
-                None => self.block(start, keys, columns, |b| u16::from(m.removed.contains(b))),
+                None => self.block(start, keys, columns, None, |b| {
+                    u16::from(m.removed.contains(b))
+                }),
             }
         }
     }
 
     /// [`Replay::run`] of the block of `keys` from row `start` of
     /// `columns`; `removed` is 1 for a removed bucket, else 0 (a number,
-    /// not a `bool`, which the compiler would branch on).
+    /// not a `bool`, which the compiler would branch on), which `bitmap`
+    /// tells too when there is one.
     fn block(
         &mut self,
         start: usize,
         keys: &[u64],
         columns: &mut [&mut [u32]],
+        bitmap: Option<&[u64]>,
         removed: impl Fn(u32) -> u16 + Copy,
     ) {
         let m = self.memento;
         let n = m.barray.get();
         let len = keys.len();
         let rows = start..start + len;
-        self.mask.clear();
-        self.mask.resize(len, 0);
-        for (j, column) in columns.iter().enumerate() {
-            let bit = PAST.min(j as u32);
-            for (mask, &b) in self.mask.iter_mut().zip(&column[rows.clone()]) {
-                *mask |= removed(b) << bit;
-            }
+        if self.mask.len() < len {
+            self.mask.resize(len, 0);
         }
         for list in [
             &mut self.lone,
@@ -160,28 +164,33 @@ impl<'m> Replay<'m> {
             &mut self.several,
             &mut self.failed,
         ] {
-            if list.len() < len {
-                list.resize(len, 0);
+            if list.len() < len + WIDE {
+                list.resize(len + WIDE, 0);
             }
         }
+        let lists = [&mut self.lone, &mut self.one, &mut self.several].map(|l| &mut l[..]);
+        let mask = &mut self.mask[..len];
+        #[cfg(target_arch = "x86_64")]
+        let counts = match bitmap {
+            // SAFETY: the AVX-512 kernel is only made after detecting
+            // AVX-512F, AVX-512DQ, AVX2 and POPCNT, the features the pass
+            // enables.
+            Some(bitmap) if on_avx512(self.kernel) => unsafe {
+                avx512::classify(columns, rows.clone(), bitmap, mask, lists)
+            },
+            _ => classify(columns, rows.clone(), removed, mask, lists),
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let counts = {
+            let _ = bitmap;
+            classify(columns, rows.clone(), removed, mask, lists)
+        };
+        let [lone, one, several] = counts;
         let (lone, one, several) = (
-            &mut self.lone[..len],
-            &mut self.one[..len],
-            &mut self.several[..len],
+            &self.lone[..lone],
+            &self.one[..one],
+            &self.several[..several],
         );
-        let (mut lones, mut ones, mut severals) = (0, 0, 0);
-        for (i, &mask) in self.mask.iter().enumerate() {
-            let i = i as u16;
-            lone[lones] = i;
-            one[ones] = i;
-            several[severals] = i;
-            let is_lone = mask == 1;
-            let is_one = mask & mask.wrapping_sub(1) == 0 && mask.wrapping_sub(2) < (1 << PAST) - 2;
-            lones += usize::from(is_lone);
-            ones += usize::from(is_one);
-            severals += usize::from(mask != 0 && !is_lone && !is_one);
-        }
-        let (lone, one, several) = (&lone[..lones], &one[..ones], &several[..severals]);
 
         // Candidate 0 of every key with a removed member past the first.
         self.derived.clear();
@@ -257,6 +266,48 @@ impl<'m> Replay<'m> {
     }
 }
 
+/// Sets `mask[i]`, the mask of removed members of the key of row
+/// `rows.start + i` of `columns` (bit `j` for member `j`, bit [`PAST`] for
+/// any from it on), and packs the positions `i` of the keys with a removed
+/// member into the three `lists`, as long as the rows: the first member
+/// alone removed, one member past it, the others. Returns the lists'
+/// lengths.
+fn classify(
+    columns: &[&mut [u32]],
+    rows: Range<usize>,
+    removed: impl Fn(u32) -> u16,
+    mask: &mut [u16],
+    lists: [&mut [u16]; 3],
+) -> [usize; 3] {
+    mask.fill(0);
+    for (j, column) in columns.iter().enumerate() {
+        let bit = PAST.min(j as u32);
+        for (mask, &b) in mask.iter_mut().zip(&column[rows.clone()]) {
+            *mask |= removed(b) << bit;
+        }
+    }
+    let [lone, one, several] = lists;
+    let mut counts = [0; 3];
+    for (i, &mask) in mask.iter().enumerate() {
+        let i = i as u16;
+        lone[counts[0]] = i;
+        one[counts[1]] = i;
+        several[counts[2]] = i;
+        let is_lone = mask == 1;
+        let is_one = mask & mask.wrapping_sub(1) == 0 && mask.wrapping_sub(2) < (1 << PAST) - 2;
+        counts[0] += usize::from(is_lone);
+        counts[1] += usize::from(is_one);
+        counts[2] += usize::from(mask != 0 && !is_lone && !is_one);
+    }
+    counts
+}
+
+/// Whether `kernel` runs on AVX-512, whose features its passes may enable.
+#[cfg(target_arch = "x86_64")]
+fn on_avx512(kernel: Kernel) -> bool {
+    kernel.to_id() & 0xF == crate::kernel::Isa::Avx512 as u8
+}
+
 /// Resolves `firsts`, the Figure 1 buckets of `keys` over the b-array,
 /// each removed, into the keys' Memento buckets: [`Memento::batch_on`]'s
 /// second pass, its first already done.
@@ -306,7 +357,7 @@ impl Pending {
     /// rounds on AVX-512, plain rounds on the others).
     fn new(kernel: Kernel, capacity: usize) -> Pending {
         #[cfg(target_arch = "x86_64")]
-        if kernel.to_id() & 0xF == crate::kernel::Isa::Avx512 as u8 {
+        if on_avx512(kernel) {
             return Pending {
                 capacity,
                 lanes: Lanes::Avx512(crate::arch::x86_64::memento::Pending::new(capacity)),
@@ -321,5 +372,7 @@ impl Pending {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 #[cfg(test)]
 mod tests;
