@@ -79,10 +79,7 @@ fn classify_with(
         let from = rows.start + at..rows.start + at + width;
         let mut removed = _mm512_setzero_si512();
         for (j, column) in columns.iter().enumerate() {
-            let mut b = [0u32; WIDE];
-            b[..width].copy_from_slice(&column[from.clone()]);
-            // SAFETY: `b` is 16 `u32`, the 64 bytes the load reads.
-            let b = unsafe { _mm512_loadu_si512(b.as_ptr().cast()) };
+            let b = load(&column[from.clone()]);
             let word = words(_mm512_srli_epi32::<5>(b), valid);
             let bit = _mm512_srlv_epi32(word, _mm512_and_si512(b, _mm512_set1_epi32(31)));
             let bit = _mm512_and_si512(bit, one);
@@ -91,10 +88,7 @@ fn classify_with(
         }
         // Lanes past the rows (a last vector's) have no removed member.
         let removed = _mm512_maskz_mov_epi32(valid, removed);
-        let mut out = [0u16; WIDE];
-        // SAFETY: `out` is 16 `u16`, the 32 bytes the store writes.
-        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), _mm512_cvtepi32_epi16(removed)) };
-        mask[at..at + width].copy_from_slice(&out[..width]);
+        store(&mut mask[at..at + width], _mm512_cvtepi32_epi16(removed));
         // As the plain pass: the first alone, one other (a power of two
         // from 2 up to below the bit of slot 15 and past), the others.
         let lone = _mm512_cmpeq_epi32_mask(removed, one);
@@ -121,4 +115,37 @@ fn classify_with(
         }
     }
     counts
+}
+
+/// The 16 `u32` of `from`, or as many as it holds followed by zeros.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx2,popcnt")]
+fn load(from: &[u32]) -> __m512i {
+    if let Ok(from) = <&[u32; WIDE]>::try_from(from) {
+        // SAFETY: `from` is 16 `u32`, the 64 bytes the load reads.
+        return unsafe { _mm512_loadu_si512(from.as_ptr().cast()) };
+    }
+    // A last vector's few: copied one at a time, not by a call to `memcpy`.
+    let mut b = [0u32; WIDE];
+    for (b, &from) in b.iter_mut().zip(from) {
+        *b = from;
+    }
+    // SAFETY: `b` is 16 `u32`, the 64 bytes the load reads.
+    unsafe { _mm512_loadu_si512(b.as_ptr().cast()) }
+}
+
+/// Stores the first `to.len()` (at most 16) `u16` of `v` into `to`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx2,popcnt")]
+fn store(to: &mut [u16], v: __m256i) {
+    if let Ok(to) = <&mut [u16; WIDE]>::try_from(&mut *to) {
+        // SAFETY: `to` is 16 `u16`, the 32 bytes the store writes.
+        return unsafe { _mm256_storeu_si256(to.as_mut_ptr().cast(), v) };
+    }
+    let mut out = [0u16; WIDE];
+    // SAFETY: `out` is 16 `u16`, the 32 bytes the store writes.
+    unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), v) };
+    for (to, &out) in to.iter_mut().zip(&out) {
+        *to = out;
+    }
 }
