@@ -8,7 +8,9 @@
 //! 1. one pass per column tests every member against the bitmap of
 //!    removed buckets and sets the member's bit in its key's mask of
 //!    removed members (shifts and ors: a class code updated by a select
-//!    per member was compiled to a branch);
+//!    per member was compiled to a branch); on AVX-512 16 keys at a time
+//!    (`classes/avx512.rs`), on AVX2 8 for b-arrays of up to 1024 buckets
+//!    (`classes/avx2.rs`);
 //! 2. one pass packs the keys' positions into a list per class: each
 //!    position is written to every list, and only the list of its class
 //!    advances;
@@ -31,6 +33,8 @@ use core::hint::select_unpredictable as select;
 use core::ops::Range;
 
 use super::{Candidate, CANDIDATE_SEED};
+#[cfg(target_arch = "x86_64")]
+use crate::kernel::Isa;
 use crate::placement::memento::lookup::rehash_u64;
 use crate::placement::memento::{rounds, Memento};
 use crate::Kernel;
@@ -175,8 +179,13 @@ impl<'m> Replay<'m> {
             // SAFETY: the AVX-512 kernel is only made after detecting
             // AVX-512F, AVX-512DQ, AVX2 and POPCNT, the features the pass
             // enables.
-            Some(bitmap) if on_avx512(self.kernel) => unsafe {
+            Some(bitmap) if on_isa(self.kernel, Isa::Avx512) => unsafe {
                 avx512::classify(columns, rows.clone(), bitmap, mask, lists)
+            },
+            // SAFETY: the AVX2 kernel is only made after detecting AVX2 and
+            // POPCNT, the features the pass enables.
+            Some(bitmap) if bitmap.len() <= avx2::WORDS && on_isa(self.kernel, Isa::Avx2) => unsafe {
+                avx2::classify(columns, rows.clone(), bitmap, mask, lists)
             },
             _ => classify(columns, rows.clone(), removed, mask, lists),
         };
@@ -302,10 +311,10 @@ fn classify(
     counts
 }
 
-/// Whether `kernel` runs on AVX-512, whose features its passes may enable.
+/// Whether `kernel` runs on `isa`, whose features its passes may enable.
 #[cfg(target_arch = "x86_64")]
-fn on_avx512(kernel: Kernel) -> bool {
-    kernel.to_id() & 0xF == crate::kernel::Isa::Avx512 as u8
+fn on_isa(kernel: Kernel, isa: Isa) -> bool {
+    kernel.to_id() & 0xF == isa as u8
 }
 
 /// Resolves `firsts`, the Figure 1 buckets of `keys` over the b-array,
@@ -357,7 +366,7 @@ impl Pending {
     /// rounds on AVX-512, plain rounds on the others).
     fn new(kernel: Kernel, capacity: usize) -> Pending {
         #[cfg(target_arch = "x86_64")]
-        if on_avx512(kernel) {
+        if on_isa(kernel, Isa::Avx512) {
             return Pending {
                 capacity,
                 lanes: Lanes::Avx512(crate::arch::x86_64::memento::Pending::new(capacity)),
@@ -372,6 +381,8 @@ impl Pending {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 #[cfg(test)]
