@@ -258,6 +258,7 @@ impl<'m> Replay<'m> {
             &self.lone_keys,
             &mut self.primaries,
             &mut self.pending,
+            len,
         );
         let mut failed = 0;
         for (h, (&i, &primary)) in lone.iter().zip(&self.primaries).enumerate() {
@@ -319,13 +320,16 @@ fn on_isa(kernel: Kernel, isa: Isa) -> bool {
 
 /// Resolves `firsts`, the Figure 1 buckets of `keys` over the b-array,
 /// each removed, into the keys' Memento buckets: [`Memento::batch_on`]'s
-/// second pass, its first already done.
+/// second pass, its first already done. `pending` is made (or remade) as
+/// large as `block`, the keys of the block, when it holds fewer than
+/// `keys`: once for a batch of blocks of one length.
 fn resolve_firsts(
     m: &Memento,
     kernel: Kernel,
     keys: &[u64],
     firsts: &mut [u32],
     pending: &mut Option<Pending>,
+    block: usize,
 ) {
     let one_at_a_time = |firsts: &mut [u32]| {
         for (b, &key) in firsts.iter_mut().zip(keys) {
@@ -341,7 +345,7 @@ fn resolve_firsts(
     }
     let count = keys.len();
     if pending.as_ref().is_none_or(|p| p.capacity < count) {
-        *pending = Some(Pending::new(kernel, count));
+        *pending = Some(Pending::new(kernel, block.max(count)));
     }
     match &mut pending.as_mut().expect("made above").lanes {
         #[cfg(target_arch = "x86_64")]

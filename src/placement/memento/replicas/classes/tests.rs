@@ -21,9 +21,13 @@ fn kernels() -> Vec<Kernel> {
     .into_iter()
     .flatten()
     .flat_map(|k| {
-        k.divisions()
-            .iter()
-            .map(move |&d| k.with_division(d).unwrap())
+        // Under Miri one strategy each: the class pass does not divide.
+        let divisions = if cfg!(miri) {
+            &k.divisions()[..1]
+        } else {
+            k.divisions()
+        };
+        divisions.iter().map(move |&d| k.with_division(d).unwrap())
     })
     .collect()
 }
@@ -95,7 +99,9 @@ fn check(m: &Memento, kernel: Kernel, keys: &[u64], at: usize, len: usize, want:
 #[test]
 fn every_class_on_every_kernel_is_the_one_key_replay() {
     let (lengths, ks, long): (Vec<usize>, Vec<usize>, usize) = if cfg!(miri) {
-        (vec![0, 1, 17, 40], vec![1, 3, 9], 0)
+        // A part of one vector of AVX2's class pass, and two whole ones
+        // and a part: its unsafe code is the same for every k.
+        (vec![3, 17], vec![3], 0)
     } else {
         let mut lengths: Vec<usize> = (0..=40).collect();
         lengths.extend([47, 63, 64, 65, 100, 127, 128, 129, 200, 255, 256, 257, 300]);
@@ -107,7 +113,7 @@ fn every_class_on_every_kernel_is_the_one_key_replay() {
     // (b-array, removal counts): the link table's sizes; past it, the
     // bitmap alone; past that, the map alone.
     let clusters: Vec<(u32, Vec<usize>)> = if cfg!(miri) {
-        vec![(100, vec![10, 60])]
+        vec![(100, vec![30])]
     } else {
         vec![
             (50, vec![0, 1, 5, 25, 45, 49]),
