@@ -132,7 +132,7 @@ impl Prehash {
         } else {
             Hash::Xxh3(&self.seeded)
         };
-        let long = self.kernel.prehash_short(
+        let mut long = self.kernel.prehash_short(
             windows,
             &self.offsets[..=whole],
             hash,
@@ -140,6 +140,14 @@ impl Prehash {
             &mut self.long[..whole],
             ahead,
         )?;
+        if self.xxh64 && long > 0 {
+            long = self.kernel.prehash_medium_xxh64(
+                data,
+                &self.offsets[..=n],
+                &mut self.long[..long],
+                &mut self.hashes[..n],
+            );
+        }
         out.copy_from_slice(&self.hashes[..n]);
         Some(long)
     }

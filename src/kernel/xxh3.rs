@@ -60,6 +60,30 @@ impl super::Kernel {
         }
         None
     }
+
+    /// Writes XXH64 with seed 0 of each key that `long` lists (positions
+    /// of keys of `data` cut by `offsets`) and that is 17 to 128 bytes
+    /// long into `out` at its position, on this kernel's lanes, and keeps
+    /// the other positions at the front of `long`, in order, returning how
+    /// many: every one from a kernel without these lanes. A key outside
+    /// `data` is kept, not read.
+    pub(crate) fn prehash_medium_xxh64(
+        self,
+        data: &[u8],
+        offsets: &[u64],
+        long: &mut [u32],
+        out: &mut [u64],
+    ) -> usize {
+        if self.isa == super::Isa::Avx512 {
+            // SAFETY: a `Kernel` with `Isa::Avx512` is only made by
+            // `Kernel::avx512` after detecting AVX-512F, AVX-512DQ and AVX2,
+            // the features the hash enables.
+            return unsafe {
+                crate::arch::x86_64::xxh64_medium_avx512::medium(data, offsets, long, out)
+            };
+        }
+        long.len()
+    }
 }
 
 #[cfg(test)]

@@ -73,6 +73,7 @@ mod short;
 pub(crate) mod xxh3_avx512;
 pub(crate) mod xxh64_avx2;
 pub(crate) mod xxh64_avx512;
+pub(crate) mod xxh64_medium_avx512;
 
 use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
 

@@ -1,7 +1,7 @@
 //! Every kernel's pre-hash of byte keys against `xxhash_rust`'s XXH3-64
 //! (and XXH64, Memento's), through the blocks of `crate::bytes::lanes`:
-//! every length from 0 to 300 (those over 16 bytes through the
-//! fallback), random and adversarial bytes, keys of one length and of
+//! every length from 0 to 300 (XXH3 over 16 bytes and XXH64 over 128
+//! through the fallback), random and adversarial bytes, keys of one length and of
 //! mixed lengths, data cut from any byte of a buffer with the last key at
 //! its very end, data under 8 bytes, edge and random seeds; and on the
 //! kernels with lanes every key of 1 to 3 bytes. Small under Miri, which
@@ -154,12 +154,23 @@ fn check(kernel: Option<Kernel>, name: &str) {
             // Mixed lengths around every class edge in one block, and a
             // block and a half of them.
             let edges = [
-                0usize, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 32, 128, 129, 240, 241,
+                0usize, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 20, 24, 31, 32, 33, 36, 40, 63, 64, 65,
+                100, 127, 128, 129, 240, 241,
             ];
             let count = if cfg!(miri) { 24 } else { BLOCK * 3 / 2 };
             let mut offsets = vec![3u32];
             for _ in 0..count {
                 let len = edges[(random.next_u64() % edges.len() as u64) as usize];
+                offsets.push(offsets[offsets.len() - 1] + len as u32);
+            }
+            let data: Vec<u8> = (0..offsets[count] as usize).map(fill).collect();
+            compare(kernel, seed, &data, &offsets);
+            // Random lengths of 17 to 140 bytes: vectors whose keys take
+            // different numbers of stripes, words and bytes, and some
+            // past the lanes' 128.
+            let mut offsets = vec![1u32];
+            for _ in 0..count {
+                let len = 17 + random.next_u64() % 124;
                 offsets.push(offsets[offsets.len() - 1] + len as u32);
             }
             let data: Vec<u8> = (0..offsets[count] as usize).map(fill).collect();
