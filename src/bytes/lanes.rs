@@ -1,6 +1,7 @@
 //! The pre-hash of a block of byte keys on the kernel's lanes: the keys of
-//! at most 16 bytes on the lanes (`Kernel::prehash_short`), then the
-//! longer keys of the block through `xxhash_rust`, in place. XXH3-64 with
+//! at most 16 bytes on the lanes (`Kernel::prehash_short`), for XXH64 those
+//! of 17 to 128 bytes too (`Kernel::prehash_medium_xxh64`), then the
+//! other keys of the block through `xxhash_rust`, in place. XXH3-64 with
 //! a seed for [`crate::batch_bytes`], XXH64 with seed 0 for Memento's
 //! byte keys.
 

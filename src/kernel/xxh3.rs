@@ -10,7 +10,11 @@
 //! formulas of the length classes (or the steps) its vector holds, and
 //! keeps its own by masks. Keys over 16 bytes get a meaningless value and
 //! their positions are listed, for the caller to hash them with
-//! `xxhash_rust`.
+//! `xxhash_rust`, but for XXH64, whose keys of 17 to 128 bytes the lanes
+//! take next (`Kernel::prehash_medium_xxh64`): XXH64 only multiplies
+//! 64-bit words by constants, one instruction on AVX-512DQ, where XXH3 past
+//! 16 bytes needs 128-bit products, built on the lanes from four 32-bit
+//! ones, which made them slower than `xxhash_rust` (docs/kernels.md).
 //!
 //! AVX-512 runs 8 keys a vector, reading the words with two gathers and
 //! multiplying with its 64-bit multiply. The other kernels leave every
