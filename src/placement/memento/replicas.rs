@@ -28,18 +28,14 @@
 
 use super::lookup::rehash_u64;
 use super::Memento;
-use crate::kernel::scalar::jump;
 use crate::replicas::fill_columns_on;
 use crate::{active_kernel, BucketCount, Error};
+use candidate::Candidate;
 use classes::Replay;
 
 /// Candidates tried for a replaced member before the cyclic scan; with
 /// k much below the working count, the first almost always serves.
 pub const REPLACEMENT_ATTEMPTS: u64 = 64;
-
-/// The seed of candidate 0's derived key (candidate `a` uses this plus `a`):
-/// far above the replica slots' and the weights' seeds.
-const CANDIDATE_SEED: u64 = 1 << 40;
 
 impl Memento {
     /// The replica set of `key`: `k = out.len()` distinct working buckets,
@@ -221,25 +217,7 @@ impl Memento {
     }
 }
 
-/// A replacement candidate of a key: its derived key, and that key's
-/// Figure 1 bucket over the b-array.
-#[derive(Clone, Copy)]
-struct Candidate {
-    key: u64,
-    bucket: u32,
-}
-
-impl Candidate {
-    /// Candidate `a` of `key` over a b-array of `n` buckets.
-    fn of(key: u64, a: u64, n: u32) -> Candidate {
-        let derived = xxhash_rust::xxh64::xxh64(&key.to_le_bytes(), CANDIDATE_SEED + a);
-        Candidate {
-            key: derived,
-            bucket: jump(derived, n),
-        }
-    }
-}
-
+mod candidate;
 mod classes;
 #[cfg(test)]
 mod tests;

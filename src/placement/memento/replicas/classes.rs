@@ -30,14 +30,14 @@
 //! reused by each of its runs, so that no run allocates.
 
 use core::hint::select_unpredictable as select;
-use core::ops::Range;
 
-use super::{Candidate, CANDIDATE_SEED};
+use super::candidate::{Candidate, CANDIDATE_SEED};
 #[cfg(target_arch = "x86_64")]
 use crate::kernel::Isa;
 use crate::placement::memento::lookup::rehash_u64;
 use crate::placement::memento::{rounds, Memento};
 use crate::Kernel;
+use masks::{classify, WIDE};
 
 /// Keys replayed together: their masks and lists stay in the L1 cache,
 /// and a position fits in 16 bits.
@@ -48,20 +48,13 @@ const BLOCK: usize = 8192;
 /// chains one key at a time, cheaper than the lanes' setup.
 const LONE_BATCH: usize = 16;
 
-/// The bit of a key's mask that stands for every slot from 15 on.
-const PAST: u32 = 15;
-
-/// Room past a block's length in the lists, so that the AVX-512 pass can
-/// store a whole vector of positions at any length.
-const WIDE: usize = 16;
-
 /// The replay of the runs of one batch on one kernel, with its working
 /// areas (each as long as the largest block met).
 pub(in crate::placement::memento) struct Replay<'m> {
     memento: &'m Memento,
     kernel: Kernel,
-    /// Each key's removed members: bit `j` for slot `j`, bit [`PAST`] for
-    /// any slot from it on.
+    /// Each key's removed members: bit `j` for slot `j`, bit 15 for any
+    /// slot from it on.
     mask: Vec<u16>,
     /// Positions of the keys whose only removed member is the first.
     lone: Vec<u16>,
@@ -276,42 +269,6 @@ impl<'m> Replay<'m> {
     }
 }
 
-/// Sets `mask[i]`, the mask of removed members of the key of row
-/// `rows.start + i` of `columns` (bit `j` for member `j`, bit [`PAST`] for
-/// any from it on), and packs the positions `i` of the keys with a removed
-/// member into the three `lists`, as long as the rows: the first member
-/// alone removed, one member past it, the others. Returns the lists'
-/// lengths.
-fn classify(
-    columns: &[&mut [u32]],
-    rows: Range<usize>,
-    removed: impl Fn(u32) -> u16,
-    mask: &mut [u16],
-    lists: [&mut [u16]; 3],
-) -> [usize; 3] {
-    mask.fill(0);
-    for (j, column) in columns.iter().enumerate() {
-        let bit = PAST.min(j as u32);
-        for (mask, &b) in mask.iter_mut().zip(&column[rows.clone()]) {
-            *mask |= removed(b) << bit;
-        }
-    }
-    let [lone, one, several] = lists;
-    let mut counts = [0; 3];
-    for (i, &mask) in mask.iter().enumerate() {
-        let i = i as u16;
-        lone[counts[0]] = i;
-        one[counts[1]] = i;
-        several[counts[2]] = i;
-        let is_lone = mask == 1;
-        let is_one = mask & mask.wrapping_sub(1) == 0 && mask.wrapping_sub(2) < (1 << PAST) - 2;
-        counts[0] += usize::from(is_lone);
-        counts[1] += usize::from(is_one);
-        counts[2] += usize::from(mask != 0 && !is_lone && !is_one);
-    }
-    counts
-}
-
 /// Whether `kernel` runs on `isa`, whose features its passes may enable.
 #[cfg(target_arch = "x86_64")]
 fn on_isa(kernel: Kernel, isa: Isa) -> bool {
@@ -389,5 +346,6 @@ impl Pending {
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+mod masks;
 #[cfg(test)]
 mod tests;

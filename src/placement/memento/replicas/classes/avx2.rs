@@ -1,4 +1,4 @@
-//! The class pass of [`super::classify`] on AVX2, 8 keys at a time, for
+//! The class pass of [`super::masks::classify`] on AVX2, 8 keys at a time, for
 //! b-arrays of up to 1024 buckets: the bitmap of removed buckets held in
 //! four registers and read with four permutes and three blends (no gather:
 //! gathers are microcoded on some of the CPUs the AVX2 kernel serves), the
@@ -9,7 +9,7 @@
 use core::arch::x86_64::*;
 use core::ops::Range;
 
-use super::{PAST, WIDE};
+use super::masks::{PAST, WIDE};
 
 /// Keys per vector.
 const LANES: usize = 8;
@@ -37,7 +37,7 @@ const PACK: [[u8; LANES]; 256] = {
     table
 };
 
-/// [`super::classify`] with `bitmap`, the bitmap of removed buckets (bit
+/// [`super::masks::classify`] with `bitmap`, the bitmap of removed buckets (bit
 /// `b % 64` of word `b / 64`), at most [`WORDS`] words, which covers every
 /// bucket of `columns`. Each list holds the rows' count plus [`WIDE`], so
 /// that a whole vector of positions can be stored at any count.

@@ -1,4 +1,4 @@
-//! The class pass of [`super::classify`] on AVX-512, 16 keys at a time:
+//! The class pass of [`super::masks::classify`] on AVX-512, 16 keys at a time:
 //! every member of the 16 sets tested against the bitmap of removed
 //! buckets at once (held in two registers and read with a permute for
 //! b-arrays of up to 1024 buckets, gathered for larger ones), the masks of
@@ -8,9 +8,9 @@
 use core::arch::x86_64::*;
 use core::ops::Range;
 
-use super::{PAST, WIDE};
+use super::masks::{PAST, WIDE};
 
-/// [`super::classify`] with `bitmap`, the bitmap of removed buckets (bit
+/// [`super::masks::classify`] with `bitmap`, the bitmap of removed buckets (bit
 /// `b % 64` of word `b / 64`), which covers every bucket of `columns`.
 /// Each list holds the rows' count plus [`WIDE`], so that a whole vector
 /// of positions can be stored at any count.
