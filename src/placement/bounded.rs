@@ -23,6 +23,9 @@
 //! the answer is the least loaded of them (the earliest in the walk among
 //! equals), counted all the same, so that `acquire` always answers.
 //! [`BoundedLoads::release`] takes one unit back from a node.
+//! [`BoundedLoads::acquire_batch`] and [`BoundedLoads::release_batch`] do
+//! the same for many keys or nodes at once, holding the lock once per block
+//! of 256 and moving the total once per block.
 //!
 //! So while the key's bucket is under the bound the answer is exactly the
 //! key's plain bucket, and with `c` infinite it always is. The walk is only
@@ -362,5 +365,8 @@ fn try_raise(counter: &AtomicU64, bound: u64) -> Option<u64> {
 }
 
 mod batch;
+mod release;
+#[cfg(test)]
+mod release_tests;
 #[cfg(test)]
 mod tests;

@@ -8,10 +8,10 @@ use std::sync::atomic::Ordering;
 use super::BoundedLoads;
 use crate::Error;
 
-/// Keys acquired under one hold of the read lock: long enough that the
-/// bucket batch runs on the lanes at full speed, short enough that a
-/// membership change waits for little.
-const BLOCK: usize = 256;
+/// Keys acquired (or nodes released) under one hold of the read lock: long
+/// enough that the bucket batch runs on the lanes at full speed, short
+/// enough that a membership change waits for little.
+pub(super) const BLOCK: usize = 256;
 
 impl BoundedLoads {
     /// The nodes for `keys`, each counted, into `out`: exactly what

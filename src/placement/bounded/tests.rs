@@ -4,7 +4,7 @@ use super::*;
 use crate::BucketCount;
 
 /// A splitmix64 step: random keys without a dependency.
-fn next(state: &mut u64) -> u64 {
+pub(super) fn next(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -12,7 +12,7 @@ fn next(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-fn cluster(n: u32, removals: &[u32]) -> Memento {
+pub(super) fn cluster(n: u32, removals: &[u32]) -> Memento {
     Memento::from_removals(BucketCount::new(n).unwrap(), removals).unwrap()
 }
 
