@@ -405,6 +405,34 @@ jumpshard_status jumpshard_bounded_acquire_batch(const struct jumpshard_bounded 
 jumpshard_status jumpshard_bounded_release(const struct jumpshard_bounded *router, int32_t node);
 
 /**
+ * Takes one unit of load back from each of `nodes[0..len]` (a node may
+ * appear any number of times, live or removed since it was acquired): what
+ * `jumpshard_bounded_release` of each in turn does when all of them
+ * succeed; the total shrinks by `len`. Calls on other threads may
+ * interleave between blocks of nodes, as between separate releases.
+ *
+ * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+ * this order: for `router`, `JUMPSHARD_ERROR_NULL_POINTER` and
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; for `nodes`,
+ * `JUMPSHARD_ERROR_NULL_POINTER` (NULL with `len > 0`),
+ * `JUMPSHARD_ERROR_MISALIGNED_POINTER`, `JUMPSHARD_ERROR_INVALID_LENGTH`;
+ * `JUMPSHARD_ERROR_NOT_A_BUCKET` (any node negative, or a bucket the
+ * cluster never had); `JUMPSHARD_ERROR_NO_LOAD` (a node whose load runs
+ * out before its last copy: more releases than acquires). On any error no
+ * count changes: after `JUMPSHARD_ERROR_NO_LOAD` the releases already made
+ * are undone, and other threads may briefly see the lower loads. With
+ * `len == 0` `nodes` is not used and may be NULL.
+ *
+ * # Safety
+ * `router` must be NULL or a live handle not freed during the call;
+ * unless `len` is 0, `nodes` must point to `len` readable `int32_t` that
+ * no other thread writes during the call.
+ */
+jumpshard_status jumpshard_bounded_release_batch(const struct jumpshard_bounded *router,
+                                                 const int32_t *nodes,
+                                                 size_t len);
+
+/**
  * Writes the current load of `node` (live or removed) to `*load`.
  *
  * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in

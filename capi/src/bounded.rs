@@ -194,6 +194,50 @@ pub unsafe extern "C" fn jumpshard_bounded_release(
     })
 }
 
+/// Takes one unit of load back from each of `nodes[0..len]` (a node may
+/// appear any number of times, live or removed since it was acquired): what
+/// `jumpshard_bounded_release` of each in turn does when all of them
+/// succeed; the total shrinks by `len`. Calls on other threads may
+/// interleave between blocks of nodes, as between separate releases.
+///
+/// Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
+/// this order: for `router`, `JUMPSHARD_ERROR_NULL_POINTER` and
+/// `JUMPSHARD_ERROR_MISALIGNED_POINTER`; for `nodes`,
+/// `JUMPSHARD_ERROR_NULL_POINTER` (NULL with `len > 0`),
+/// `JUMPSHARD_ERROR_MISALIGNED_POINTER`, `JUMPSHARD_ERROR_INVALID_LENGTH`;
+/// `JUMPSHARD_ERROR_NOT_A_BUCKET` (any node negative, or a bucket the
+/// cluster never had); `JUMPSHARD_ERROR_NO_LOAD` (a node whose load runs
+/// out before its last copy: more releases than acquires). On any error no
+/// count changes: after `JUMPSHARD_ERROR_NO_LOAD` the releases already made
+/// are undone, and other threads may briefly see the lower loads. With
+/// `len == 0` `nodes` is not used and may be NULL.
+///
+/// # Safety
+/// `router` must be NULL or a live handle not freed during the call;
+/// unless `len` is 0, `nodes` must point to `len` readable `int32_t` that
+/// no other thread writes during the call.
+#[no_mangle]
+pub unsafe extern "C" fn jumpshard_bounded_release_batch(
+    router: *const jumpshard_bounded,
+    nodes: *const i32,
+    len: usize,
+) -> jumpshard_status {
+    guard_status(|| {
+        // SAFETY: the caller promises a live handle, which is `Sync`.
+        let router = unsafe { handle::borrow(router) }?;
+        // Read as `u32`, one layout: a negative node reads as 2^31 or
+        // more, past every bucket, and is refused as not a bucket.
+        let nodes = Buffer::new(nodes.cast::<u32>(), len)?;
+        // SAFETY: the caller promises `len` readable nodes, not written
+        // during the call.
+        let nodes = unsafe { nodes.slice() };
+        router
+            .0
+            .release_batch(nodes)
+            .map_err(|e| jumpshard_status::of(&e))
+    })
+}
+
 /// Writes the current load of `node` (live or removed) to `*load`.
 ///
 /// Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
@@ -387,6 +431,25 @@ mod tests {
                 JUMPSHARD_ERROR_NULL_POINTER
             );
             assert_eq!(jumpshard_bounded_total(router), 3);
+            let bad = [nodes[0], -1];
+            assert_eq!(
+                jumpshard_bounded_release_batch(router, bad.as_ptr(), 2),
+                JUMPSHARD_ERROR_NOT_A_BUCKET
+            );
+            assert_eq!(
+                jumpshard_bounded_release_batch(router, core::ptr::null(), 1),
+                JUMPSHARD_ERROR_NULL_POINTER
+            );
+            assert_eq!(
+                jumpshard_bounded_release_batch(router, core::ptr::null(), 0),
+                JUMPSHARD_OK
+            );
+            assert_eq!(jumpshard_bounded_total(router), 3);
+            assert_eq!(
+                jumpshard_bounded_release_batch(router, nodes.as_ptr(), 3),
+                JUMPSHARD_OK
+            );
+            assert_eq!(jumpshard_bounded_total(router), 0);
             jumpshard_bounded_free(router);
         }
     }

@@ -27,6 +27,11 @@ extern "C" {
         out: *mut i32,
     ) -> i32;
     fn jumpshard_bounded_release(router: *const CBounded, node: i32) -> i32;
+    fn jumpshard_bounded_release_batch(
+        router: *const CBounded,
+        nodes: *const i32,
+        len: usize,
+    ) -> i32;
     fn jumpshard_bounded_load(router: *const CBounded, node: i32, load: *mut u64) -> i32;
     fn jumpshard_bounded_total(router: *const CBounded) -> u64;
     fn jumpshard_bounded_remove(router: *const CBounded, bucket: i32) -> i32;
@@ -75,6 +80,16 @@ impl Router {
     fn release(&self, node: i32) -> i32 {
         // SAFETY: a live handle.
         unsafe { jumpshard_bounded_release(self.0, node) }
+    }
+
+    fn release_batch(&self, nodes: &[i32]) -> i32 {
+        // SAFETY: a live handle and `len` readable nodes.
+        unsafe { jumpshard_bounded_release_batch(self.0, nodes.as_ptr(), nodes.len()) }
+    }
+
+    /// Every node's load, of the `n` the cluster has.
+    fn loads(&self, n: i32) -> Vec<u64> {
+        (0..n).map(|node| self.load(node).unwrap()).collect()
     }
 
     fn load(&self, node: i32) -> Result<u64, i32> {
@@ -321,4 +336,106 @@ fn batch_refusals_count_and_write_nothing() {
         jumpshard_bounded_acquire_batch(router.0, std::ptr::null(), 0, std::ptr::null_mut())
     };
     assert_eq!((status, router.total()), (OK, 0));
+}
+
+/// A batch of releases does what one release of each node in turn does on
+/// a twin router: repeated nodes, a removed one, lengths around the
+/// blocks of 256.
+#[test]
+fn a_release_batch_is_each_release_in_turn() {
+    let cluster = Handle::new(20);
+    let (batch, one_by_one) = (
+        Router::new(&cluster, 1.25, 8).unwrap(),
+        Router::new(&cluster, 1.25, 8).unwrap(),
+    );
+    let all: Vec<u64> = keys(1000)
+        .into_iter()
+        .enumerate()
+        .map(|(i, k)| if i % 3 == 0 { 77 } else { k })
+        .collect();
+    let held = batch.acquire_batch(&all);
+    assert_eq!(one_by_one.acquire_batch(&all), held);
+    // SAFETY: live handles; membership changes may run beside any call.
+    unsafe {
+        assert_eq!(jumpshard_bounded_remove(batch.0, held[0]), OK);
+        assert_eq!(jumpshard_bounded_remove(one_by_one.0, held[0]), OK);
+    }
+    let mut start = 0;
+    for len in [0, 1, 255, 256, 257] {
+        let nodes: Vec<i32> = held[start..start + len].iter().rev().copied().collect();
+        start += len;
+        assert_eq!(batch.release_batch(&nodes), OK, "len {len}");
+        for &node in &nodes {
+            assert_eq!(one_by_one.release(node), OK);
+        }
+        assert_eq!(batch.loads(20), one_by_one.loads(20), "len {len}");
+        assert_eq!(batch.total(), one_by_one.total());
+    }
+    assert_eq!(batch.total(), (1000 - start) as u64);
+}
+
+/// Every refusal of a batch of releases changes no count.
+#[test]
+fn release_batch_refusals_change_nothing() {
+    let cluster = Handle::new(10);
+    assert_eq!(cluster.remove(4), OK);
+    let router = Router::new(&cluster, 2.0, 8).unwrap();
+    let held = router.acquire_batch(&keys(300));
+    let (loads, total) = (router.loads(10), router.total());
+    let with = |i: usize, node: i32| {
+        let mut nodes = held.clone();
+        nodes.insert(i, node);
+        nodes
+    };
+    // Bucket 4 is removed and never acquired: its load is 0.
+    let refused = [
+        ("negative", with(200, -1), NOT_A_BUCKET),
+        ("past the cluster", with(0, 10), NOT_A_BUCKET),
+        ("no load, first", with(0, 4), NO_LOAD),
+        ("no load, second block", with(280, 4), NO_LOAD),
+        ("no load, last", with(300, 4), NO_LOAD),
+        ("one too many", with(300, held[0]), NO_LOAD),
+    ];
+    for (name, nodes, want) in refused {
+        assert_eq!(router.release_batch(&nodes), want, "{name}");
+        assert_eq!((router.loads(10), router.total()), (loads.clone(), total));
+    }
+    let misaligned: *const CBounded = std::ptr::without_provenance(3);
+    let odd_nodes = held.as_ptr().cast::<u8>().wrapping_add(1).cast::<i32>();
+    let huge = isize::MAX as usize / 4 + 1;
+    let calls: [(&str, i32, *const CBounded, *const i32, usize); 5] = [
+        (
+            "NULL router",
+            NULL_POINTER,
+            std::ptr::null(),
+            held.as_ptr(),
+            3,
+        ),
+        (
+            "misaligned router",
+            MISALIGNED_POINTER,
+            misaligned,
+            held.as_ptr(),
+            3,
+        ),
+        ("NULL nodes", NULL_POINTER, router.0, std::ptr::null(), 3),
+        (
+            "misaligned nodes",
+            MISALIGNED_POINTER,
+            router.0,
+            odd_nodes,
+            3,
+        ),
+        ("huge len", INVALID_LENGTH, router.0, held.as_ptr(), huge),
+    ];
+    for (name, want, r, nodes, len) in calls {
+        // SAFETY: each call is refused before any buffer is read.
+        let got = unsafe { jumpshard_bounded_release_batch(r, nodes, len) };
+        assert_eq!(got, want, "{name}");
+    }
+    // SAFETY: with `len == 0` `nodes` is not used.
+    let status = unsafe { jumpshard_bounded_release_batch(router.0, std::ptr::null(), 0) };
+    assert_eq!((status, router.total()), (OK, total));
+    assert_eq!(router.release_batch(&held), OK);
+    assert_eq!(router.total(), 0);
 }

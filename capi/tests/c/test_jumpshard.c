@@ -161,6 +161,7 @@ int main(int argc, char **argv) {
     run("table_overrides", test_table_overrides);
     run("bounded", test_bounded);
     run("bounded_batch", test_bounded_batch);
+    run("bounded_release_batch", test_bounded_release_batch);
     run("zones_golden", test_zones_golden);
     run("zones", test_zones);
     free_golden();
