@@ -60,6 +60,8 @@ std::vector<std::uint64_t> some_keys(std::size_t n) {
     return keys;
 }
 
+#include "bounded_cases.inc"
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -468,40 +470,7 @@ int main(int argc, char **argv) {
         CHECK(throws_status([&] { w.bucket(1); }, JUMPSHARD_ERROR_NULL_POINTER));
     });
 
-    run("bounded_loads", [&](bool &ok) {
-        static_assert(!std::is_copy_constructible_v<jumpshard::bounded_loads>);
-        jumpshard::memento cluster(20);
-        cluster.remove(3);
-        jumpshard::bounded_loads plain(cluster, std::numeric_limits<double>::infinity());
-        for (std::size_t i = 0; i < 1000; i++) {
-            CHECK(plain.acquire(keys[i]) == cluster.bucket(keys[i]));
-        }
-        CHECK(plain.total() == 1000);
-        jumpshard::bounded_loads router(cluster, 1.5);
-        std::int32_t first = router.acquire(9), second = router.acquire(9);
-        CHECK(first == cluster.bucket(9) && second != first);
-        router.remove(first);
-        CHECK(router.load(first) == 1);
-        router.release(first);
-        router.release(second);
-        CHECK(router.total() == 0 && router.restore() == first);
-        CHECK(throws_status([&] { router.release(first); }, JUMPSHARD_ERROR_NO_LOAD));
-        CHECK(throws_status([&] { jumpshard::bounded_loads bad(cluster, 1.0); },
-                            JUMPSHARD_ERROR_INVALID_LOAD_FACTOR));
-        CHECK(throws_status([&] { jumpshard::bounded_loads bad(cluster, 2.0, 0); },
-                            JUMPSHARD_ERROR_INVALID_WALK));
-        // A batch is each acquire in turn on a twin router, one key in
-        // three the hot key 9.
-        std::vector<std::uint64_t> mixed(keys.begin(), keys.begin() + 300);
-        for (std::size_t i = 0; i < mixed.size(); i += 3) mixed[i] = 9;
-        jumpshard::bounded_loads batch(cluster, 1.25), twin(cluster, 1.25);
-        std::vector<std::int32_t> nodes = batch.acquire_batch(mixed);
-        for (std::size_t i = 0; i < mixed.size(); i++) CHECK(nodes[i] == twin.acquire(mixed[i]));
-        CHECK(batch.total() == 300 && twin.total() == 300);
-        jumpshard::bounded_loads moved = std::move(router);
-        CHECK(!router && moved && router.total() == 0);
-        CHECK(throws_status([&] { router.acquire(1); }, JUMPSHARD_ERROR_NULL_POINTER));
-    });
+    test_bounded_loads(keys);
 
     run("version", [&](bool &ok) { CHECK(jumpshard::version() == JUMPSHARD_VERSION); });
 

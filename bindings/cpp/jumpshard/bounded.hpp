@@ -20,7 +20,8 @@ namespace jumpshard {
 // preference list (its bucket, then its replica walk of up to `walk`
 // nodes) whose load stays at most ceil(c * (total + 1) / live), or the
 // least loaded of the walk when all of it is full, and counts it;
-// release(node) takes it back. While the key's bucket is under the bound
+// release(node) takes it back (acquire_batch and release_batch do the same
+// for many). While the key's bucket is under the bound
 // the answer is the key's bucket (memento::bucket). Every member but the
 // move operations and the destructor may run on many threads at once,
 // remove() and restore() included. Owns its C handle: move-only; a
@@ -74,6 +75,16 @@ public:
     // Throws for a node with no load or one the cluster never had.
     void release(std::int32_t node) const {
         detail::check(jumpshard_bounded_release(handle_, node));
+    }
+
+    // Takes one unit of load back from each of `nodes` (repeats allowed,
+    // live or removed since): what release() of each in turn does, with one
+    // lock and one change of the total per 256 nodes. Throws, changing no
+    // load, for a node the cluster never had (checked first) and for more
+    // releases of a node than its load, a caller's bug: the releases made
+    // are undone, and other threads may briefly see the lower loads.
+    void release_batch(span<const std::int32_t> nodes) const {
+        detail::check(jumpshard_bounded_release_batch(handle_, nodes.data(), nodes.size()));
     }
 
     // The current load of `node`, live or removed.
