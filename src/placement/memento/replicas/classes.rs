@@ -53,18 +53,14 @@ const LONE_BATCH: usize = 16;
 pub(in crate::placement::memento) struct Replay<'m> {
     memento: &'m Memento,
     kernel: Kernel,
-    /// Each key's removed members: bit `j` for slot `j`, bit 15 for any
-    /// slot from it on.
-    mask: Vec<u16>,
-    /// Positions of the keys whose only removed member is the first.
-    lone: Vec<u16>,
-    /// Positions of the keys with one removed member past the first.
-    one: Vec<u16>,
-    /// Positions of the other keys with a removed member.
-    several: Vec<u16>,
-    /// Positions, in a class's list, of the keys its loop left to the
-    /// one-key replay.
-    failed: Vec<u16>,
+    /// Five areas of a block's length plus [`WIDE`], in one allocation (a
+    /// short batch's cost is mostly its allocations): each key's removed
+    /// members (bit `j` for slot `j`, bit 15 for any slot from it on); the
+    /// positions of the keys whose only removed member is the first, of
+    /// those with one removed member past the first, and of the others
+    /// with a removed member; and the positions, in a class's list, of the
+    /// keys its loop left to the one-key replay.
+    areas: Vec<u16>,
     /// Candidate 0 of the keys of `one`, then of `several`: derived keys,
     /// then their Figure 1 buckets over the b-array.
     derived: Vec<u64>,
@@ -97,11 +93,7 @@ impl<'m> Replay<'m> {
         Replay {
             memento,
             kernel,
-            mask: Vec::new(),
-            lone: Vec::new(),
-            one: Vec::new(),
-            several: Vec::new(),
-            failed: Vec::new(),
+            areas: Vec::new(),
             derived: Vec::new(),
             buckets: Vec::new(),
             lone_keys: Vec::new(),
@@ -119,7 +111,6 @@ impl<'m> Replay<'m> {
         if m.removed.is_empty() {
             return;
         }
-        self.set.resize(columns.len(), 0);
         for start in (0..keys.len()).step_by(BLOCK) {
             let keys = &keys[start..keys.len().min(start + BLOCK)];
             match m.removed.bitmap() {
@@ -152,21 +143,17 @@ impl<'m> Replay<'m> {
         let n = m.barray.get();
         let len = keys.len();
         let rows = start..start + len;
-        if self.mask.len() < len {
-            self.mask.resize(len, 0);
+        let area = len + WIDE;
+        if self.areas.len() < 5 * area {
+            self.areas.resize(5 * area, 0);
         }
-        for list in [
-            &mut self.lone,
-            &mut self.one,
-            &mut self.several,
-            &mut self.failed,
-        ] {
-            if list.len() < len + WIDE {
-                list.resize(len + WIDE, 0);
-            }
-        }
-        let lists = [&mut self.lone, &mut self.one, &mut self.several].map(|l| &mut l[..]);
-        let mask = &mut self.mask[..len];
+        let (mask, lists) = self.areas.split_at_mut(area);
+        let (lone, lists) = lists.split_at_mut(area);
+        let (one, lists) = lists.split_at_mut(area);
+        let (several, lists) = lists.split_at_mut(area);
+        let failed = &mut lists[..area];
+        let mask = &mut mask[..len];
+        let lists = [&mut *lone, &mut *one, &mut *several];
         #[cfg(target_arch = "x86_64")]
         let counts = match bitmap {
             // SAFETY: the AVX-512 kernel is only made after detecting
@@ -187,12 +174,13 @@ impl<'m> Replay<'m> {
             let _ = bitmap;
             classify(columns, rows.clone(), removed, mask, lists)
         };
-        let [lone, one, several] = counts;
-        let (lone, one, several) = (
-            &self.lone[..lone],
-            &self.one[..one],
-            &self.several[..several],
-        );
+        let [lones, ones, severals] = counts;
+        if lones + ones + severals == 0 {
+            return;
+        }
+        let (lone, one, several) = (&lone[..lones], &one[..ones], &several[..severals]);
+        let mask = &*mask;
+        self.set.resize(columns.len(), 0);
 
         // Candidate 0 of every key with a removed member past the first.
         self.derived.clear();
@@ -209,7 +197,7 @@ impl<'m> Replay<'m> {
 
         // One removed member past the first: [`Memento::replay`] refills it
         // with candidate 0 and stops when that works and is not a member.
-        let mut failed = 0;
+        let mut count = 0;
         for (h, &i) in one.iter().enumerate() {
             let i = usize::from(i);
             let row = start + i;
@@ -217,12 +205,12 @@ impl<'m> Replay<'m> {
             let taken = columns
                 .iter()
                 .fold(removed(b) == 1, |t, c| t | (c[row] == b));
-            let cell = &mut columns[self.mask[i].trailing_zeros() as usize][row];
+            let cell = &mut columns[mask[i].trailing_zeros() as usize][row];
             *cell = select(taken, *cell, b);
-            self.failed[failed] = h as u16;
-            failed += usize::from(taken);
+            failed[count] = h as u16;
+            count += usize::from(taken);
         }
-        for &h in &self.failed[..failed] {
+        for &h in &failed[..count] {
             let h = usize::from(h);
             let i = usize::from(one[h]);
             m.replay_at(keys[i], start + i, columns, &mut self.set, candidate(h));
@@ -253,15 +241,15 @@ impl<'m> Replay<'m> {
             &mut self.pending,
             len,
         );
-        let mut failed = 0;
+        let mut count = 0;
         for (h, (&i, &primary)) in lone.iter().zip(&self.primaries).enumerate() {
             let row = start + usize::from(i);
             let taken = rest.iter().fold(false, |t, c| t | (c[row] == primary));
             first[row] = select(taken, first[row], primary);
-            self.failed[failed] = h as u16;
-            failed += usize::from(taken);
+            failed[count] = h as u16;
+            count += usize::from(taken);
         }
-        for &h in &self.failed[..failed] {
+        for &h in &failed[..count] {
             let i = usize::from(lone[usize::from(h)]);
             let first = Candidate::of(keys[i], 0, n);
             m.replay_at(keys[i], start + i, columns, &mut self.set, first);
