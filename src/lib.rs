@@ -49,6 +49,7 @@ pub use placement::{memento, nodes, replicas, weights, zones};
 mod plan;
 #[cfg(feature = "reference")]
 pub mod reference;
+mod scratch;
 #[cfg(feature = "reference")]
 pub mod verify;
 

@@ -77,7 +77,8 @@ impl Pending {
         }
     }
 
-    fn capacity(&self) -> usize {
+    /// The longest block it has room for.
+    pub(crate) fn capacity(&self) -> usize {
         self.index.len() - WIDE
     }
 }

@@ -69,26 +69,39 @@ impl Memento {
             }
             return Ok(());
         };
+        // The pending areas are the thread's from call to call
+        // (`crate::scratch`), grown to the block's length when short.
+        let block = keys.len().min(BLOCK);
         #[cfg(target_arch = "x86_64")]
         if isa(kernel) == crate::kernel::Isa::Avx512 as u8 {
             use crate::arch::x86_64::memento as lanes;
-            let mut pending = lanes::Pending::new(keys.len().min(BLOCK));
+            return crate::scratch::with(|kept: &mut Option<lanes::Pending>| {
+                let pending = match kept {
+                    Some(pending) if pending.capacity() >= block => pending,
+                    _ => kept.insert(lanes::Pending::new(block)),
+                };
+                for (keys, out) in blocks {
+                    kernel.run(keys, n, out);
+                    // SAFETY: the AVX-512 kernel is only made after
+                    // detecting AVX-512F, AVX-512DQ, AVX2 and POPCNT, the
+                    // features the pass enables.
+                    unsafe { lanes::resolve(keys, out, removed, links, pending) };
+                }
+                Ok(())
+            });
+        }
+        crate::scratch::with(|kept: &mut Option<Pending>| {
+            let pending = match kept {
+                Some(pending) if pending.capacity() >= block => pending,
+                _ => kept.insert(Pending::new(block)),
+            };
             for (keys, out) in blocks {
                 kernel.run(keys, n, out);
-                // SAFETY: the AVX-512 kernel is only made after detecting
-                // AVX-512F, AVX-512DQ, AVX2 and POPCNT, the features the
-                // pass enables.
-                unsafe { lanes::resolve(keys, out, removed, links, &mut pending) };
+                let count = scan(kernel, out, removed, &mut pending.index);
+                pending.resolve(keys, out, links, count);
             }
-            return Ok(());
-        }
-        let mut pending = Pending::new(keys.len().min(BLOCK));
-        for (keys, out) in blocks {
-            kernel.run(keys, n, out);
-            let count = scan(kernel, out, removed, &mut pending.index);
-            pending.resolve(keys, out, links, count);
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// [`Memento::bucket_bytes`] of every byte key of an Arrow-style layout

@@ -71,6 +71,11 @@ impl Pending {
         }
     }
 
+    /// The longest block it has room for.
+    pub(super) fn capacity(&self) -> usize {
+        self.chains.len()
+    }
+
     /// Resolves the keys at the first `count` positions of [`Pending::index`]
     /// (Figure 1's buckets of `keys` in `out`, each removed), writing their
     /// answers into `out`. `links` is the table of links, every bucket of

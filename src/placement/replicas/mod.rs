@@ -227,7 +227,9 @@ pub(crate) fn fill_columns_on(
     }
     if (2..=lanes::MAX_LANE_SLOTS).contains(&k) {
         if keys.len() >= refill::MIN_KEYS {
-            refill::Runs::new(kernel, k).fill(keys, n, columns, &mut adjust);
+            crate::scratch::with(|areas: &mut refill::Areas| {
+                refill::Runs::new(kernel, k, areas).fill(keys, n, columns, &mut adjust)
+            });
             return Ok(());
         }
         let mut blocks = lanes::Blocks::new(kernel, k);

@@ -45,22 +45,29 @@ pub(super) const MIN_KEYS: usize = 96;
 /// shift)` of the slot, the targets, the endings, working memory.
 type Walker = fn(&[u64], (u32, u32, u32), u32, &[&[u32]], &mut [u32], &mut Vec<u64>);
 
-/// Working memory of the runs, reused from run to run.
-pub(super) struct Runs {
-    kernel: Kernel,
-    walker: Walker,
+/// The runs' largest working areas, which the thread keeps from call to
+/// call (`crate::scratch`): about 330 KiB for a run of sets of 3.
+#[derive(Default)]
+pub(super) struct Areas {
     /// A slot's derived keys over a run.
     derived: Vec<u64>,
     packed: Vec<u64>,
     /// The positions in the run of the keys not settled.
     unsettled: Vec<usize>,
+}
+
+/// Working memory of the runs, reused from run to run.
+pub(super) struct Runs<'a> {
+    kernel: Kernel,
+    walker: Walker,
+    areas: &'a mut Areas,
     blocks: Blocks,
 }
 
-impl Runs {
+impl<'a> Runs<'a> {
     /// Runs of sets of `k` (2 to [`super::lanes::MAX_LANE_SLOTS`]) members
-    /// on `kernel`.
-    pub(super) fn new(kernel: Kernel, k: usize) -> Runs {
+    /// on `kernel`, working in `areas`.
+    pub(super) fn new(kernel: Kernel, k: usize, areas: &'a mut Areas) -> Runs<'a> {
         let walker: Walker = match (kernel.name(), kernel.division()) {
             #[cfg(target_arch = "x86_64")]
             ("avx512", crate::Division::Ieee) => walk_avx512::<false, false>,
@@ -79,9 +86,7 @@ impl Runs {
         Runs {
             kernel,
             walker,
-            derived: Vec::new(),
-            packed: Vec::new(),
-            unsettled: Vec::new(),
+            areas,
             blocks: Blocks::new(kernel, k),
         }
     }
@@ -99,7 +104,7 @@ impl Runs {
                 keys
             } else {
                 self.derive(keys, slot as u64);
-                &self.derived
+                &self.areas.derived
             };
             (self.walker)(
                 states,
@@ -107,7 +112,7 @@ impl Runs {
                 k as u32,
                 &targets,
                 &mut lower[slot][..],
-                &mut self.packed,
+                &mut self.areas.packed,
             );
         }
         self.settle(keys, n, columns);
@@ -121,7 +126,7 @@ impl Runs {
     /// Figure 1's answer 0 shifted does, which [`Runs::settle`] redoes.
     fn top_slot(&mut self, keys: &[u64], n: u32, top: u32, column: &mut [u32]) {
         self.derive(keys, u64::from(top));
-        self.kernel.run(&self.derived, n - top, column);
+        self.kernel.run(&self.areas.derived, n - top, column);
         for member in column.iter_mut() {
             *member += top;
         }
@@ -129,8 +134,8 @@ impl Runs {
 
     /// The derived keys of `keys` for slot `slot` into `derived`.
     fn derive(&mut self, keys: &[u64], slot: u64) {
-        self.derived.resize(keys.len(), 0);
-        self.kernel.xxh64_into(keys, &mut self.derived, slot);
+        self.areas.derived.resize(keys.len(), 0);
+        self.kernel.xxh64_into(keys, &mut self.areas.derived, slot);
     }
 
     /// Redoes the keys not settled (see the module documentation) with the
@@ -139,21 +144,22 @@ impl Runs {
         let k = columns.len();
         // HIT is the sign bit: a mask of 64 endings' at a time, which the
         // compiler builds with vector compares, then its few set bits.
-        self.unsettled.clear();
+        self.areas.unsettled.clear();
         for (c, chunk) in columns[0].chunks(64).enumerate() {
             let mut marked = chunk
                 .iter()
                 .enumerate()
                 .fold(0u64, |m, (i, &e)| m | u64::from(e & HIT != 0) << i);
             while marked != 0 {
-                self.unsettled
+                self.areas
+                    .unsettled
                     .push(c * 64 + marked.trailing_zeros() as usize);
                 marked &= marked - 1;
             }
         }
         let mut block = [0u64; LANES];
         let mut sets = [0u32; LANES * super::lanes::MAX_LANE_SLOTS];
-        for positions in self.unsettled.chunks(LANES) {
+        for positions in self.areas.unsettled.chunks(LANES) {
             let block = &mut block[..positions.len()];
             for (b, &i) in block.iter_mut().zip(positions) {
                 *b = keys[i];
