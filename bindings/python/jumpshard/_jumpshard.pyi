@@ -69,7 +69,8 @@ class BoundedLoads:
     its replica walk of up to `walk` nodes) whose load stays at most
     ceil(factor * (total + 1) / live), or the least loaded of the walk when
     all of it is full, and counts it; release(node) takes it back. Safe to
-    share between threads; acquire and acquire_batch release the GIL."""
+    share between threads; acquire, acquire_batch and release_batch release
+    the GIL."""
 
     factor: float
     walk: int
@@ -84,6 +85,13 @@ class BoundedLoads:
         each counted; the keys' buckets from one Memento batch on the SIMD
         lanes, with the GIL released. Bad keys raise before any is counted."""
     def release(self, node: int) -> None: ...
+    def release_batch(self, nodes: Union[Sequence[int], Any]) -> None:
+        """release of each node in turn, as one call with the GIL released:
+        a list or tuple of ints or a 1-D integer array (numpy uint32, int32,
+        int64..., Arrow arrays, pandas and polars Series). Raises ValueError,
+        changing no load, for an id that is no node (checked first) and for
+        more releases of a node than its load (the releases made are undone;
+        other threads may briefly see the lower loads)."""
     def load(self, node: int) -> int: ...
     def remove(self, bucket: int) -> None: ...
     def restore(self) -> int: ...

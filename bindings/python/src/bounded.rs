@@ -10,13 +10,14 @@ use pyo3::types::PyBool;
 
 use crate::args;
 use crate::keys::not_bool;
+use crate::node_ids::node_ids;
 use crate::placement::{column_of, Memento};
 
 /// A router with bounded loads: `acquire(key)` answers the first node of
 /// the key's preference list (its bucket, then its replica walk) whose
 /// load stays at most ceil(c * (total + 1) / live), or the least loaded of
 /// the walk when all of it is full, and counts it; `release(node)` takes
-/// it back.
+/// it back (`acquire_batch` and `release_batch` do the same for many).
 #[pyclass(module = "jumpshard", frozen)]
 pub struct BoundedLoads(Inner);
 
@@ -105,6 +106,20 @@ impl BoundedLoads {
     fn release(&self, node: &Bound<'_, PyAny>) -> PyResult<()> {
         let node = node_arg(node, "node")?;
         self.0.release(node).map_err(args::value_error)
+    }
+
+    /// Takes one unit of load back from each of `nodes` (repeats allowed,
+    /// live or removed since): exactly what `release` of each in turn does,
+    /// as one call with the GIL released. Takes a list or tuple of ints or
+    /// a 1-D array of any integer dtype (numpy uint32, int32, int64...,
+    /// pandas and polars Series, Arrow arrays). Raises, changing no load,
+    /// for an id that is no node (checked first) and for more releases of
+    /// a node than its load, a caller's bug: the releases made are undone,
+    /// and other threads may briefly see the lower loads meanwhile.
+    fn release_batch(&self, py: Python<'_>, nodes: &Bound<'_, PyAny>) -> PyResult<()> {
+        let nodes = node_ids(nodes)?;
+        py.detach(|| self.0.release_batch(&nodes))
+            .map_err(args::value_error)
     }
 
     /// The current load of `node`, live or removed.

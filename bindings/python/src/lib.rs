@@ -12,6 +12,7 @@ mod byte_keys;
 mod column;
 mod fast;
 mod keys;
+mod node_ids;
 mod pages;
 mod placement;
 mod plan;

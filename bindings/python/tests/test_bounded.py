@@ -1,5 +1,6 @@
 """BoundedLoads: the Memento bucket under the bound, the bound across
-threads, counts kept across membership changes, and every refusal."""
+threads, counts kept across membership changes, batches of acquires and
+releases against one call per key or node, and every refusal."""
 
 import math
 import threading
@@ -202,4 +203,87 @@ def test_bad_batches_count_nothing():
     for keys_in, error, match in refused:
         with pytest.raises(error, match=match):
             router.acquire_batch(keys_in)
+    assert router.total == 0 and not any(router.loads)
+
+
+def test_a_release_batch_is_each_release_in_turn():
+    import pyarrow as pa
+
+    m = jumpshard.Memento(40)
+    m.remove(7)
+    batch, one_by_one = jumpshard.BoundedLoads(m, 1.25), jumpshard.BoundedLoads(m, 1.25)
+    held = batch.acquire_batch(hot_keys(1200, 11))
+    assert one_by_one.acquire_batch(hot_keys(1200, 11)).tolist() == held.tolist()
+    batch.remove(int(held[0]))
+    one_by_one.remove(int(held[0]))  # a node that dies while it serves
+    # Every input type, lengths around the blocks of 256, nodes repeated.
+    parts = np.split(held, [0, 1, 256, 512, 769, 850, 900, 950])
+    inputs = [
+        parts[0],
+        parts[1].astype(np.uint32),
+        parts[2],  # int32, as acquire_batch answers
+        parts[3].astype(np.int64),
+        parts[4].astype(np.uint64)[::-1],
+        [int(n) for n in parts[5]],
+        tuple(int(n) for n in parts[6]),
+        pa.array(parts[7]),
+    ]
+    for nodes in inputs:
+        batch.release_batch(nodes)
+        for node in np.asarray(nodes).tolist():
+            one_by_one.release(node)
+        assert batch.loads == one_by_one.loads
+        assert batch.total == one_by_one.total
+    rest = parts[8]
+    assert batch.total == len(rest)
+    batch.release_batch(rest)
+    assert batch.total == 0 and not any(batch.loads)
+
+
+def test_refused_release_batches_change_no_load():
+    router = jumpshard.BoundedLoads(jumpshard.Memento(8), 2.0)
+    router.remove(5)  # never acquired: its load stays 0
+    held = router.acquire_batch(hot_keys(400, 12))
+    loads, total = router.loads, router.total
+    refused = [
+        (np.insert(held, 0, 5), ValueError, "no load"),
+        (np.insert(held, 300, 5), ValueError, "no load"),  # the second block
+        (np.append(held, 5), ValueError, "no load"),
+        (np.append(held, held[0]), ValueError, "no load"),  # one too many
+        (np.append(held, 8), ValueError, "8"),
+        (np.insert(held.astype(np.int64), 9, -1), ValueError, r"nodes\[9\]: node -1 does not exist"),
+        (np.array([1, 2**32], dtype=np.uint64), ValueError, r"nodes\[1\]: node 4294967296"),
+        ([1, -1], ValueError, r"nodes\[1\]: node -1 does not exist"),
+        ([1, 2**70], ValueError, r"nodes\[1\]: node 1180591620717411303424"),
+        ([1, True], TypeError, "bool"),
+        ([1, "2"], TypeError, r"nodes\[1\] must be an int"),
+        (np.array([1.0, 2.0]), TypeError, "integers"),
+        (np.array([True]), TypeError, "integers"),
+        (np.zeros((2, 2), dtype=np.int32), ValueError, "1-D"),
+        (None, TypeError, "integers"),
+    ]
+    for nodes, error, match in refused:
+        with pytest.raises(error, match=match):
+            router.release_batch(nodes)
+        assert router.loads == loads and router.total == total
+    router.release_batch([])
+    router.release_batch(held)
+    assert router.total == 0 and not any(router.loads)
+
+
+def test_acquire_then_release_batches_on_threads_leave_nothing():
+    router = jumpshard.BoundedLoads(jumpshard.Memento(12), 1.25)
+
+    def work(t):
+        for round in range(20):
+            router.release_batch(router.acquire_batch(hot_keys(300, 100 * t + round)))
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for round in range(20):
+        router.remove(round % 12)
+        router.restore()
+    for t in threads:
+        t.join()
     assert router.total == 0 and not any(router.loads)
