@@ -13,7 +13,7 @@
 //!    (`classes/avx2.rs`);
 //! 2. one pass packs the keys' positions into a list per class: each
 //!    position is written to every list, and only the list of its class
-//!    advances;
+//!    advances (on the lanes, in the same pass as the masks);
 //! 3. each class is then handled in a loop of its own:
 //!    - one removed member past the first: candidate 0 (hashed and run on
 //!      the kernel's lanes for the whole list) refills it when it works
@@ -53,13 +53,13 @@ const LONE_BATCH: usize = 16;
 pub(in crate::placement::memento) struct Replay<'m> {
     memento: &'m Memento,
     kernel: Kernel,
-    /// Five areas of a block's length plus [`WIDE`], in one allocation (a
-    /// short batch's cost is mostly its allocations): each key's removed
-    /// members (bit `j` for slot `j`, bit 15 for any slot from it on); the
-    /// positions of the keys whose only removed member is the first, of
-    /// those with one removed member past the first, and of the others
-    /// with a removed member; and the positions, in a class's list, of the
-    /// keys its loop left to the one-key replay.
+    /// Five areas of a block's length plus [`WIDE`], in one allocation
+    /// (which a short batch would otherwise pay five times): each key's
+    /// removed members (bit `j` for slot `j`, bit 15 for any slot from it
+    /// on); the positions of the keys whose only removed member is the
+    /// first, of those with one removed member past the first, and of the
+    /// others with a removed member; and the positions, in a class's list,
+    /// of the keys its loop left to the one-key replay.
     areas: Vec<u16>,
     /// Candidate 0 of the keys of `one`, then of `several`: derived keys,
     /// then their Figure 1 buckets over the b-array.
