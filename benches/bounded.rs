@@ -1,7 +1,7 @@
 //! Bounded-load routing on N = 1000 nodes with c = 1.25 and 100 000
 //! requests in flight (a mean load of 100, a bound of 125): one acquire and
 //! its release per key (or the acquires of 256 keys in one batch, then
-//! each release), on one thread and on two sharing the router, beside
+//! each release, or their releases in one batch too), on one thread and on two sharing the router, beside
 //! the C++ Figure 1 reference one key at a time over the same keys (the
 //! yardstick every speed is quoted against). Uniform keys find their
 //! bucket under the bound; the hot mix sends half the requests to 10 keys
@@ -55,6 +55,17 @@ fn batch_pairs(router: &BoundedLoads, keys: &[u64]) {
     }
 }
 
+/// The keys acquired 256 at a time by one batch call, each block's nodes
+/// then released by one batch call.
+fn batches(router: &BoundedLoads, keys: &[u64]) {
+    let mut nodes = [0u32; 256];
+    for block in keys.chunks(nodes.len()) {
+        let nodes = &mut nodes[..block.len()];
+        router.acquire_batch(black_box(block), nodes).unwrap();
+        router.release_batch(nodes).unwrap();
+    }
+}
+
 /// Figure 1's reference, one key at a time.
 fn figure1(keys: &[u64]) {
     for &key in keys {
@@ -100,6 +111,9 @@ fn bounded(c: &mut Criterion) {
         group.bench_function("acquire_batch(256)+release, 1 thread", |b| {
             b.iter(|| batch_pairs(&router, keys))
         });
+        group.bench_function("acquire_batch(256)+release_batch, 1 thread", |b| {
+            b.iter(|| batches(&router, keys))
+        });
         group.bench_function("Figure 1 reference, 2 threads", |b| {
             b.iter_custom(|iters| two_threads(iters, keys, figure1))
         });
@@ -108,6 +122,9 @@ fn bounded(c: &mut Criterion) {
         });
         group.bench_function("acquire_batch(256)+release, 2 threads", |b| {
             b.iter_custom(|iters| two_threads(iters, keys, |part| batch_pairs(&router, part)))
+        });
+        group.bench_function("acquire_batch(256)+release_batch, 2 threads", |b| {
+            b.iter_custom(|iters| two_threads(iters, keys, |part| batches(&router, part)))
         });
         group.finish();
         let held = if std::ptr::eq(keys, &hot) { 3000 } else { 0 };

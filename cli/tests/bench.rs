@@ -108,7 +108,7 @@ const PLACEMENT_CALLS: [&str; 17] = [
     "ZonedReplicas::batch, k = 3, 5 zones",
     "ZonedReplicas::batch, k = 3, 12 zones",
     "BoundedLoads acquire+release, c = 1.25",
-    "BoundedLoads acquire_batch+release, c = 1.25",
+    "BoundedLoads acquire_batch+release_batch, c = 1.25",
 ];
 
 #[test]

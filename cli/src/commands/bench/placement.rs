@@ -49,7 +49,8 @@ pub enum Call {
     /// with load factor `c` = 1.25 and 100 requests per node in flight.
     Bounded,
     /// `BoundedLoads::acquire_batch` of [`BOUNDED_BLOCK`] keys at a time,
-    /// then `release` of each, on a router loaded as [`Call::Bounded`]'s.
+    /// then `release_batch` of their nodes, on a router loaded as
+    /// [`Call::Bounded`]'s.
     BoundedBatch,
 }
 
@@ -105,7 +106,7 @@ impl Call {
             Call::Weights(mix) => format!("Weights::batch, {}", mix.name()),
             Call::Zoned(k, zones) => format!("ZonedReplicas::batch, k = {k}, {zones} zones"),
             Call::Bounded => "BoundedLoads acquire+release, c = 1.25".into(),
-            Call::BoundedBatch => "BoundedLoads acquire_batch+release, c = 1.25".into(),
+            Call::BoundedBatch => "BoundedLoads acquire_batch+release_batch, c = 1.25".into(),
         }
     }
 
@@ -235,7 +236,7 @@ impl Prepared<'_> {
                 .zip(out.chunks_mut(BOUNDED_BLOCK))
                 .try_for_each(|(keys, out)| {
                     router.acquire_batch(keys, out)?;
-                    out.iter().try_for_each(|&node| router.release(node))
+                    router.release_batch(out)
                 }),
         };
         done.expect("lengths and set sizes checked");
