@@ -250,8 +250,8 @@ def test_refused_release_batches_change_no_load():
         (np.insert(held, 300, 5), ValueError, "no load"),  # the second block
         (np.append(held, 5), ValueError, "no load"),
         (np.append(held, held[0]), ValueError, "no load"),  # one too many
-        (np.append(held, 8), ValueError, "8"),
-        (np.insert(held.astype(np.int64), 9, -1), ValueError, r"nodes\[9\]: node -1 does not exist"),
+        (np.append(held, 8), ValueError, "bucket 8 does not exist"),
+        (np.insert(held.astype(np.int64), 9, -1), ValueError, r"nodes\[9\]: node -1 does not"),
         (np.array([1, 2**32], dtype=np.uint64), ValueError, r"nodes\[1\]: node 4294967296"),
         ([1, -1], ValueError, r"nodes\[1\]: node -1 does not exist"),
         ([1, 2**70], ValueError, r"nodes\[1\]: node 1180591620717411303424"),
