@@ -60,7 +60,9 @@
 //! wait for each other), and each count is an atomic counter, raised by a
 //! compare-and-swap loop that re-checks the bound. The total is reserved
 //! before a node's count grows and given back after it shrinks, so it is
-//! never below the sum of the loads and never underflows.
+//! never below the sum of the loads and never underflows. The batches keep
+//! that order per block, and a refused [`BoundedLoads::release_batch`]
+//! reserves the total again before it raises the counts it lowered.
 //!
 //! Counts are kept per bucket id and survive membership changes:
 //! [`BoundedLoads::remove`], [`BoundedLoads::restore`] (which grows the
