@@ -2,7 +2,7 @@
  * Concurrency stress of the C ABI: 16 threads call jumpshard_batch,
  * jumpshard_batch_parallel, jumpshard_batch_bytes, jumpshard_set_kernel
  * and one shared bounded-load router's acquire, acquire_batch, release,
- * remove and restore at once, at random, for a few seconds. Every result is checked against
+ * release_batch, remove and restore at once, at random, for a few seconds. Every result is checked against
  * this file's Figure 1 loop (byte keys: against jumpshard_prehash_bytes
  * put through it), every buffer has canaries before and after it and its
  * inputs are checked unchanged, and some calls are bad on purpose (their
@@ -217,8 +217,9 @@ static void kernel_op(uint64_t *s) {
 
 /* Acquires a few keys on the shared router, one by one or as one batch
  * (of up to 300 keys: across the batch's blocks of 256), checks each node
- * exists, releases them all; now and then removes a bucket and restores
- * it. When every thread has stopped, the total must be 0 again. */
+ * exists, releases them all, one by one or as one batch; now and then
+ * removes a bucket and restores it. When every thread has stopped, the
+ * total must be 0 again. */
 static void bounded_op(uint64_t *s) {
     uint64_t keys[300];
     int32_t nodes[300];
@@ -251,9 +252,14 @@ static void bounded_op(uint64_t *s) {
             FAIL("remove(%d) = %d", bucket, (int)st);
         }
     }
-    for (size_t i = 0; i < n; i++)
-        if (jumpshard_bounded_release(router, nodes[i]) != JUMPSHARD_OK)
-            FAIL("release(%d) refused", nodes[i]);
+    if (next(s) % 2 == 0) {
+        if (jumpshard_bounded_release_batch(router, nodes, n) != JUMPSHARD_OK)
+            FAIL("release_batch of %zu refused", n);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            if (jumpshard_bounded_release(router, nodes[i]) != JUMPSHARD_OK)
+                FAIL("release(%d) refused", nodes[i]);
+    }
     atomic_fetch_add(&calls[4], 1);
 }
 
