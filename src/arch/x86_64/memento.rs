@@ -46,8 +46,7 @@ const HOPS: usize = 2;
 const WIDE: usize = 16;
 
 /// The keys of a block still to be resolved, packed: each array holds the
-/// block's length plus one wide vector, so that packing can always store a
-/// whole vector.
+/// block's length and a wide vector, where packing stores whole vectors.
 pub(crate) struct Pending {
     /// The key's position in the block.
     index: Vec<u32>,

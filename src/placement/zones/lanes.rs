@@ -57,11 +57,21 @@ impl ZonedReplicas<'_> {
         let k = columns.len();
         let zones = if k == 1 { 0 } else { self.order.live.len() };
         let round = round_keys(zones);
-        let mut scratch = Scratch::new(keys.len().min(round), k, zones);
-        for (r, chunk) in keys.chunks(round).enumerate() {
-            let start = r * round;
-            self.lane_round(kernel, chunk, start, columns, &mut scratch);
-        }
+        let shape = (keys.len().min(round), k, zones);
+        // The buffers are the thread's from call to call (`crate::scratch`)
+        // while the batches keep their shape: rounds of one call reuse
+        // them already, so a call finds in them only what a round after
+        // its first would.
+        crate::scratch::with(|kept: &mut Option<Scratch>| {
+            let scratch = match kept {
+                Some(scratch) if scratch.shape == shape => scratch,
+                _ => kept.insert(Scratch::new(shape.0, k, zones)),
+            };
+            for (r, chunk) in keys.chunks(round).enumerate() {
+                let start = r * round;
+                self.lane_round(kernel, chunk, start, columns, scratch);
+            }
+        });
     }
 
     /// The sets of `keys` (a round's, at most [`ROUND`]) into

@@ -20,6 +20,9 @@ const SLACK: usize = 8;
 
 /// A round's buffers, sized for the batch's first round (`size` keys).
 pub(super) struct Scratch {
+    /// The round's keys, the sets' members and the live zones it was
+    /// made for: a batch of that shape may reuse it.
+    pub(super) shape: (usize, usize, usize),
     /// The keys of the largest round.
     pub(super) size: usize,
     /// The zones' lists and scores lie `stride` apart: `size` and a full
@@ -68,6 +71,7 @@ impl Scratch {
             (Vec::new(), Vec::new())
         };
         Scratch {
+            shape: (size, k, zones),
             size,
             stride,
             slots: vec![0; size],
