@@ -139,16 +139,14 @@ fn placement(c: &mut Criterion) {
         },
     );
     // Its own router, loaded the same way: the acquires of 256 keys in one
-    // batch call, then each release.
+    // batch call, then their releases in another, as `bench --placement`.
     let router = loaded_router();
     group(
-        "BoundedLoads acquire_batch+release, c = 1.25",
+        "BoundedLoads acquire_batch+release_batch, c = 1.25",
         &mut |keys, out, _| {
             for (keys, out) in keys.chunks(256).zip(out.chunks_mut(256)) {
                 router.acquire_batch(keys, out).unwrap();
-                for &node in out.iter() {
-                    router.release(node).unwrap();
-                }
+                router.release_batch(out).unwrap();
             }
         },
     );
