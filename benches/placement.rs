@@ -3,7 +3,7 @@
 //! removed, replica sets of 3 (plain, and Memento after 10% removed),
 //! weighted tables of four weight mixes, zoned replica sets of 3 over 3
 //! zones, and the bounded-load router's acquire and release (one key at a
-//! time, and batches of 256 acquired at once), over the same
+//! time, and batches of 256 acquired and released at once), over the same
 //! 2^20 random keys at N = 1000. Each
 //! call has a group of its own with the C++ Figure 1 over the same keys
 //! (`Figure 1 reference`), so that its ratio is read off one run; the plain
