@@ -31,7 +31,7 @@ use super::Memento;
 use crate::replicas::fill_columns_on;
 use crate::{active_kernel, BucketCount, Error};
 use candidate::Candidate;
-use classes::Replay;
+use classes::{Replay, Work};
 
 /// Candidates tried for a replaced member before the cyclic scan; with
 /// k much below the working count, the first almost always serves.
@@ -94,16 +94,18 @@ impl Memento {
     /// ```
     pub fn replicas_batch(&self, keys: &[u64], columns: &mut [&mut [u32]]) -> Result<(), Error> {
         let kernel = active_kernel();
-        // One replay for every run, so that its working areas are made once.
-        let mut replay = Replay::new(self, kernel);
-        fill_columns_on(
-            kernel,
-            keys,
-            self.barray.get(),
-            self.working_count(),
-            columns,
-            |keys, columns| replay.run(keys, columns),
-        )
+        // One replay for every run, in the areas the thread keeps.
+        crate::scratch::with(|work: &mut Work| {
+            let mut replay = Replay::new(self, kernel, work);
+            fill_columns_on(
+                kernel,
+                keys,
+                self.barray.get(),
+                self.working_count(),
+                columns,
+                |keys, columns| replay.run(keys, columns),
+            )
+        })
     }
 
     /// Whether sets of `k` members can be drawn here: [`Error::TooManyReplicas`],

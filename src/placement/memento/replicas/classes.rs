@@ -26,8 +26,8 @@
 //!      only sets that large have): one key at a time, with candidate 0
 //!      from the lanes.
 //!
-//! The working areas belong to a [`Replay`], made once per batch and
-//! reused by each of its runs, so that no run allocates.
+//! The working areas ([`Work`]) serve every run of a batch, and the
+//! thread keeps them for its next batch, so that no run allocates.
 
 use core::hint::select_unpredictable as select;
 
@@ -48,11 +48,19 @@ const BLOCK: usize = 8192;
 /// chains one key at a time, cheaper than the lanes' setup.
 const LONE_BATCH: usize = 16;
 
-/// The replay of the runs of one batch on one kernel, with its working
-/// areas (each as long as the largest block met).
-pub(in crate::placement::memento) struct Replay<'m> {
-    memento: &'m Memento,
+/// The replay of the runs of one batch on one kernel, in its working
+/// areas.
+pub(in crate::placement::memento) struct Replay<'a> {
+    memento: &'a Memento,
     kernel: Kernel,
+    work: &'a mut Work,
+}
+
+/// A batch's working areas (each as long as the largest block met), which
+/// a thread keeps from call to call ([`crate::scratch`]): made anew, the
+/// larger ones would fault their pages in again at each call.
+#[derive(Default)]
+pub(in crate::placement::memento) struct Work {
     /// Five areas of a block's length plus [`WIDE`], in one allocation
     /// (which a short batch would otherwise pay five times): each key's
     /// removed members (bit `j` for slot `j`, bit 15 for any slot from it
@@ -75,9 +83,11 @@ pub(in crate::placement::memento) struct Replay<'m> {
     pending: Option<Pending>,
 }
 
-/// The pending keys of the lanes' resolution, with the most they hold.
+/// The pending keys of the lanes' resolution, with the most they hold and
+/// the kernel they were made for (kept areas may meet another).
 struct Pending {
     capacity: usize,
+    kernel: Kernel,
     lanes: Lanes,
 }
 
@@ -87,19 +97,17 @@ enum Lanes {
     Rounds(rounds::Pending),
 }
 
-impl<'m> Replay<'m> {
-    /// The replay of `memento`'s removals on `kernel`'s lanes.
-    pub(in crate::placement::memento) fn new(memento: &'m Memento, kernel: Kernel) -> Self {
+impl<'a> Replay<'a> {
+    /// The replay of `memento`'s removals on `kernel`'s lanes, in `work`.
+    pub(in crate::placement::memento) fn new(
+        memento: &'a Memento,
+        kernel: Kernel,
+        work: &'a mut Work,
+    ) -> Self {
         Replay {
             memento,
             kernel,
-            areas: Vec::new(),
-            derived: Vec::new(),
-            buckets: Vec::new(),
-            lone_keys: Vec::new(),
-            primaries: Vec::new(),
-            set: Vec::new(),
-            pending: None,
+            work,
         }
     }
 
@@ -139,15 +147,24 @@ impl<'m> Replay<'m> {
         bitmap: Option<&[u64]>,
         removed: impl Fn(u32) -> u16 + Copy,
     ) {
-        let m = self.memento;
+        let (m, kernel) = (self.memento, self.kernel);
+        let Work {
+            areas,
+            derived,
+            buckets,
+            lone_keys,
+            primaries,
+            set,
+            pending,
+        } = &mut *self.work;
         let n = m.barray.get();
         let len = keys.len();
         let rows = start..start + len;
         let area = len + WIDE;
-        if self.areas.len() < 5 * area {
-            self.areas.resize(5 * area, 0);
+        if areas.len() < 5 * area {
+            areas.resize(5 * area, 0);
         }
-        let (mask, lists) = self.areas.split_at_mut(area);
+        let (mask, lists) = areas.split_at_mut(area);
         let (lone, lists) = lists.split_at_mut(area);
         let (one, lists) = lists.split_at_mut(area);
         let (several, lists) = lists.split_at_mut(area);
@@ -159,12 +176,12 @@ impl<'m> Replay<'m> {
             // SAFETY: the AVX-512 kernel is only made after detecting
             // AVX-512F, AVX-512DQ, AVX2 and POPCNT, the features the pass
             // enables.
-            Some(bitmap) if on_isa(self.kernel, Isa::Avx512) => unsafe {
+            Some(bitmap) if on_isa(kernel, Isa::Avx512) => unsafe {
                 avx512::classify(columns, rows.clone(), bitmap, mask, lists)
             },
             // SAFETY: the AVX2 kernel is only made after detecting AVX2 and
             // POPCNT, the features the pass enables.
-            Some(bitmap) if bitmap.len() <= avx2::WORDS && on_isa(self.kernel, Isa::Avx2) => unsafe {
+            Some(bitmap) if bitmap.len() <= avx2::WORDS && on_isa(kernel, Isa::Avx2) => unsafe {
                 avx2::classify(columns, rows.clone(), bitmap, mask, lists)
             },
             _ => classify(columns, rows.clone(), removed, mask, lists),
@@ -180,19 +197,18 @@ impl<'m> Replay<'m> {
         }
         let (lone, one, several) = (&lone[..lones], &one[..ones], &several[..severals]);
         let mask = &*mask;
-        self.set.resize(columns.len(), 0);
+        set.resize(columns.len(), 0);
 
         // Candidate 0 of every key with a removed member past the first.
-        self.derived.clear();
-        self.derived
-            .extend(one.iter().chain(several).map(|&i| keys[usize::from(i)]));
-        self.kernel.xxh64(&mut self.derived, CANDIDATE_SEED);
-        self.buckets.clear();
-        self.buckets.resize(self.derived.len(), 0);
-        self.kernel.run(&self.derived, n, &mut self.buckets);
+        derived.clear();
+        derived.extend(one.iter().chain(several).map(|&i| keys[usize::from(i)]));
+        kernel.xxh64(derived, CANDIDATE_SEED);
+        buckets.clear();
+        buckets.resize(derived.len(), 0);
+        kernel.run(&*derived, n, buckets);
         let candidate = |h: usize| Candidate {
-            key: self.derived[h],
-            bucket: self.buckets[h],
+            key: derived[h],
+            bucket: buckets[h],
         };
 
         // One removed member past the first: [`Memento::replay`] refills it
@@ -201,7 +217,7 @@ impl<'m> Replay<'m> {
         for (h, &i) in one.iter().enumerate() {
             let i = usize::from(i);
             let row = start + i;
-            let b = self.buckets[h];
+            let b = buckets[h];
             let taken = columns
                 .iter()
                 .fold(removed(b) == 1, |t, c| t | (c[row] == b));
@@ -213,12 +229,12 @@ impl<'m> Replay<'m> {
         for &h in &failed[..count] {
             let h = usize::from(h);
             let i = usize::from(one[h]);
-            m.replay_at(keys[i], start + i, columns, &mut self.set, candidate(h));
+            m.replay_at(keys[i], start + i, columns, set, candidate(h));
         }
         for (h, &i) in several.iter().enumerate() {
             let i = usize::from(i);
             let first = candidate(one.len() + h);
-            m.replay_at(keys[i], start + i, columns, &mut self.set, first);
+            m.replay_at(keys[i], start + i, columns, set, first);
         }
 
         // Only the first removed: the replay follows the key's rehash chain
@@ -227,22 +243,13 @@ impl<'m> Replay<'m> {
         // working bucket: the key's Memento bucket. Unless another member
         // holds it, that is the first member, and the replay stops there.
         let (first, rest) = columns.split_first_mut().expect("k >= 1");
-        self.lone_keys.clear();
-        self.lone_keys
-            .extend(lone.iter().map(|&i| keys[usize::from(i)]));
-        self.primaries.clear();
-        self.primaries
-            .extend(lone.iter().map(|&i| first[start + usize::from(i)]));
-        resolve_firsts(
-            m,
-            self.kernel,
-            &self.lone_keys,
-            &mut self.primaries,
-            &mut self.pending,
-            len,
-        );
+        lone_keys.clear();
+        lone_keys.extend(lone.iter().map(|&i| keys[usize::from(i)]));
+        primaries.clear();
+        primaries.extend(lone.iter().map(|&i| first[start + usize::from(i)]));
+        resolve_firsts(m, kernel, &*lone_keys, primaries, pending, len);
         let mut count = 0;
-        for (h, (&i, &primary)) in lone.iter().zip(&self.primaries).enumerate() {
+        for (h, (&i, &primary)) in lone.iter().zip(&*primaries).enumerate() {
             let row = start + usize::from(i);
             let taken = rest.iter().fold(false, |t, c| t | (c[row] == primary));
             first[row] = select(taken, first[row], primary);
@@ -252,7 +259,7 @@ impl<'m> Replay<'m> {
         for &h in &failed[..count] {
             let i = usize::from(lone[usize::from(h)]);
             let first = Candidate::of(keys[i], 0, n);
-            m.replay_at(keys[i], start + i, columns, &mut self.set, first);
+            m.replay_at(keys[i], start + i, columns, set, first);
         }
     }
 }
@@ -289,7 +296,10 @@ fn resolve_firsts(
         return one_at_a_time(firsts);
     }
     let count = keys.len();
-    if pending.as_ref().is_none_or(|p| p.capacity < count) {
+    if pending
+        .as_ref()
+        .is_none_or(|p| p.capacity < count || p.kernel != kernel)
+    {
         *pending = Some(Pending::new(kernel, block.max(count)));
     }
     match &mut pending.as_mut().expect("made above").lanes {
@@ -318,13 +328,13 @@ impl Pending {
         if on_isa(kernel, Isa::Avx512) {
             return Pending {
                 capacity,
+                kernel,
                 lanes: Lanes::Avx512(crate::arch::x86_64::memento::Pending::new(capacity)),
             };
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = kernel;
         Pending {
             capacity,
+            kernel,
             lanes: Lanes::Rounds(rounds::Pending::new(capacity)),
         }
     }

@@ -11,7 +11,7 @@ impl Memento {
     /// The replay of one run on the active kernel, with working areas of
     /// its own.
     fn replay_columns(&self, keys: &[u64], columns: &mut [&mut [u32]]) {
-        Replay::new(self, active_kernel()).run(keys, columns);
+        Replay::new(self, active_kernel(), &mut Work::default()).run(keys, columns);
     }
 }
 

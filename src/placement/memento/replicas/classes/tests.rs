@@ -69,15 +69,19 @@ fn check(m: &Memento, kernel: Kernel, keys: &[u64], at: usize, len: usize, want:
     let k = want[0].len();
     let mut columns = vec![vec![0u32; at + len]; k];
     let mut refs: Vec<&mut [u32]> = columns.iter_mut().map(|c| &mut c[at..]).collect();
-    let mut replay = Replay::new(m, kernel);
-    fill_columns_on(
-        kernel,
-        &keys[at..at + len],
-        m.barray.get(),
-        m.working_count(),
-        &mut refs,
-        |keys, columns| replay.run(keys, columns),
-    )
+    // In the areas the thread keeps, as the batches run: each test of one
+    // kernel finds those of another (and its pending keys remade).
+    crate::scratch::with(|work: &mut Work| {
+        let mut replay = Replay::new(m, kernel, work);
+        fill_columns_on(
+            kernel,
+            &keys[at..at + len],
+            m.barray.get(),
+            m.working_count(),
+            &mut refs,
+            |keys, columns| replay.run(keys, columns),
+        )
+    })
     .unwrap();
     for i in 0..len {
         let got: Vec<u32> = columns.iter().map(|c| c[at + i]).collect();
