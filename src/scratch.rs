@@ -5,7 +5,7 @@
 //! by each call, areas that large go back to the operating system when
 //! they are freed (glibc's allocator unmaps them, or trims the heap's
 //! top), and the next call faults their pages in again, zeroed: tens of
-//! microseconds a call, which made calls of 4096 to 32768 keys up to 2.4
+//! microseconds a call, which made calls of 2048 to 32768 keys up to 3
 //! times as slow per key as longer ones (`docs/performance.md`, "Working
 //! memory kept per thread"). So each thread keeps the areas of its last
 //! call, at most one of each kind; each kind is bounded by its block size,
