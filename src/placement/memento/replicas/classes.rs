@@ -302,6 +302,10 @@ fn resolve_firsts(
     {
         *pending = Some(Pending::new(kernel, block.max(count)));
     }
+    // Only the AVX-512 lanes read the bitmap: the plain rounds follow the
+    // links alone.
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = removed;
     match &mut pending.as_mut().expect("made above").lanes {
         #[cfg(target_arch = "x86_64")]
         Lanes::Avx512(pending) => {
