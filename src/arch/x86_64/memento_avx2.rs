@@ -11,7 +11,7 @@ const LANES: usize = 8;
 /// For each 8-bit mask, the numbers of its set lanes in increasing order,
 /// then zeros: the permutation that packs a vector's marked lanes to its
 /// front.
-const PACK: [[u8; LANES]; 256] = {
+pub(crate) const PACK: [[u8; LANES]; 256] = {
     let mut table = [[0u8; LANES]; 256];
     let mut mask = 0;
     while mask < 256 {
@@ -50,25 +50,9 @@ pub(crate) unsafe fn scan(out: &[u32], removed: &[u64], index: &mut [u32]) -> us
         // The permute takes each index's low 3 bits: every bucket is below
         // 256 here.
         scan_with(out, index, |w| _mm256_permutevar8x32_epi32(words, w))
-    } else if removed.len() <= 16 {
-        let mut words = [0u64; 16];
-        words[..removed.len()].copy_from_slice(removed);
-        // SAFETY: `words` is 16 `u64`; each load reads the 32 bytes of 4
-        // of them.
-        let [w0, w1, w2, w3] = [0, 4, 8, 12].map(|i| unsafe {
-            _mm256_castsi256_ps(_mm256_loadu_si256(words[i..].as_ptr().cast()))
-        });
-        // Word `w` (below 32) is element `w % 8` of register `w / 8`: four
-        // permutes, then the registers chosen by bits 3 and 4 of `w`, each
-        // moved to the sign that a blend reads.
-        scan_with(out, index, |w| {
-            let pick = |r: __m256| _mm256_permutevar8x32_ps(r, w);
-            let bit3 = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(w));
-            let bit4 = _mm256_castsi256_ps(_mm256_slli_epi32::<27>(w));
-            let low = _mm256_blendv_ps(pick(w0), pick(w1), bit3);
-            let high = _mm256_blendv_ps(pick(w2), pick(w3), bit3);
-            _mm256_castps_si256(_mm256_blendv_ps(low, high, bit4))
-        })
+    } else if removed.len() <= SMALL_WORDS {
+        let words = SmallBitmap::new(removed);
+        scan_with(out, index, |w| words.word(w))
     } else {
         let last = _mm256_set1_epi32((removed.len() * 2 - 1) as i32);
         scan_with(out, index, |w| {
@@ -79,6 +63,47 @@ pub(crate) unsafe fn scan(out: &[u32], removed: &[u64], index: &mut [u32]) -> us
                 _mm256_i32gather_epi32::<4>(removed.as_ptr().cast(), _mm256_min_epu32(w, last))
             }
         })
+    }
+}
+
+/// The most 64-bit words a [`SmallBitmap`] holds: 1024 buckets.
+pub(crate) const SMALL_WORDS: usize = 16;
+
+/// A bitmap of up to [`SMALL_WORDS`] words held in four registers, whose
+/// 32-bit words a vector of indexes reads without a gather (x86 is
+/// little-endian: bit `b % 32` of word `b / 32`).
+#[derive(Clone, Copy)]
+pub(crate) struct SmallBitmap([__m256; 4]);
+
+impl SmallBitmap {
+    /// The registers of `bitmap` (at most [`SMALL_WORDS`] words), padded
+    /// with zeros.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) fn new(bitmap: &[u64]) -> SmallBitmap {
+        let mut words = [0u64; SMALL_WORDS];
+        words[..bitmap.len()].copy_from_slice(bitmap);
+        // SAFETY: `words` is 16 `u64`; each load reads the 32 bytes of 4
+        // of them.
+        SmallBitmap([0, 4, 8, 12].map(|i| unsafe {
+            _mm256_castsi256_ps(_mm256_loadu_si256(words[i..].as_ptr().cast()))
+        }))
+    }
+
+    /// The 32-bit words at the indexes `w` (each below 32): word `w` is
+    /// element `w % 8` of register `w / 8`, so four permutes, then the
+    /// registers chosen by bits 3 and 4 of `w`, each moved to the sign
+    /// that a blend reads.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) fn word(self, w: __m256i) -> __m256i {
+        let [w0, w1, w2, w3] = self.0;
+        let pick = |r: __m256| _mm256_permutevar8x32_ps(r, w);
+        let bit3 = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(w));
+        let bit4 = _mm256_castsi256_ps(_mm256_slli_epi32::<27>(w));
+        let low = _mm256_blendv_ps(pick(w0), pick(w1), bit3);
+        let high = _mm256_blendv_ps(pick(w2), pick(w3), bit3);
+        _mm256_castps_si256(_mm256_blendv_ps(low, high, bit4))
     }
 }
 

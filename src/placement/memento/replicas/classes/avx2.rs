@@ -10,32 +10,13 @@ use core::arch::x86_64::*;
 use core::ops::Range;
 
 use super::masks::{PAST, WIDE};
+use crate::arch::x86_64::memento_avx2::{SmallBitmap, PACK, SMALL_WORDS};
 
 /// Keys per vector.
 const LANES: usize = 8;
 
 /// The most words of 64 bits a bitmap may have here: 1024 buckets.
-pub(super) const WORDS: usize = 16;
-
-/// For each 8-bit mask, the numbers of its set lanes in increasing order,
-/// then zeros: the permutation that packs a vector's marked lanes to its
-/// front.
-const PACK: [[u8; LANES]; 256] = {
-    let mut table = [[0u8; LANES]; 256];
-    let mut mask = 0;
-    while mask < 256 {
-        let (mut lane, mut at) = (0, 0);
-        while lane < LANES {
-            if mask >> lane & 1 == 1 {
-                table[mask][at] = lane as u8;
-                at += 1;
-            }
-            lane += 1;
-        }
-        mask += 1;
-    }
-    table
-};
+pub(super) const WORDS: usize = SMALL_WORDS;
 
 /// [`super::masks::classify`] with `bitmap`, the bitmap of removed buckets (bit
 /// `b % 64` of word `b / 64`), at most [`WORDS`] words, which covers every
@@ -56,24 +37,10 @@ pub(super) unsafe fn classify(
     assert!(len <= 1 << 16 && mask.len() == len);
     assert!(lists.iter().all(|list| list.len() >= len + WIDE));
     assert!(!bitmap.is_empty() && bitmap.len() <= WORDS);
-    let mut words = [0u64; WORDS];
-    words[..bitmap.len()].copy_from_slice(bitmap);
-    // SAFETY: `words` is 16 `u64`; each load reads the 32 bytes of 4 of
-    // them.
-    let [w0, w1, w2, w3] = [0, 4, 8, 12]
-        .map(|i| unsafe { _mm256_castsi256_ps(_mm256_loadu_si256(words[i..].as_ptr().cast())) });
-    // The bitmap read as 32-bit words (x86 is little-endian): bit `b % 32`
-    // of word `w = b / 32`, below 32 as every bucket is below 1024, element
-    // `w % 8` of register `w / 8`: four permutes, then the registers chosen
-    // by bits 3 and 4 of `w`, each moved to the sign that a blend reads.
-    let word = |w: __m256i| {
-        let pick = |r: __m256| _mm256_permutevar8x32_ps(r, w);
-        let bit3 = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(w));
-        let bit4 = _mm256_castsi256_ps(_mm256_slli_epi32::<27>(w));
-        let low = _mm256_blendv_ps(pick(w0), pick(w1), bit3);
-        let high = _mm256_blendv_ps(pick(w2), pick(w3), bit3);
-        _mm256_castps_si256(_mm256_blendv_ps(low, high, bit4))
-    };
+    // The bitmap's 32-bit words, read by the buckets' word numbers
+    // (`b / 32`, below 32 as every bucket is below 1024).
+    let words = SmallBitmap::new(bitmap);
+    let word = |w: __m256i| words.word(w);
     let one = _mm256_set1_epi32(1);
     let mut counts = [0; 3];
     let mut lists = lists;
