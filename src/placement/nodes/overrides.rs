@@ -271,6 +271,10 @@ mod tests {
                 "a\noverride 1 a\nb\n",
                 "line 3: a slot line after an override line",
             ),
+            // Override lines alone (found by the fuzzer: the table of no
+            // slot panicked making its placement).
+            ("override 77 7773\n", "the table has no node"),
+            ("\u{FEFF}override 1 a\noverride 2 a\n", "the table has no node"),
         ];
         for (text, want) in cases {
             let got = NodeTable::parse(text).expect_err("refused").to_string();

@@ -88,6 +88,10 @@ pub(super) fn read(text: &str) -> Result<Slots, TableError> {
         }
     }
     let n = builder.slots.len();
+    // Override lines alone: no slot for a key to go to.
+    if n == 0 {
+        return Err(TableError::Empty);
+    }
     attributes.domains.resize_with(n, LineDomain::default);
     let domains = Domains::read(builder.names.len(), &builder.slots, &attributes.domains)?;
     let placement = attributes.placement(n)?;
