@@ -274,7 +274,10 @@ mod tests {
             // Override lines alone (found by the fuzzer: the table of no
             // slot panicked making its placement).
             ("override 77 7773\n", "the table has no node"),
-            ("\u{FEFF}override 1 a\noverride 2 a\n", "the table has no node"),
+            (
+                "\u{FEFF}override 1 a\noverride 2 a\n",
+                "the table has no node",
+            ),
         ];
         for (text, want) in cases {
             let got = NodeTable::parse(text).expect_err("refused").to_string();
