@@ -33,6 +33,7 @@
 
 use core::arch::x86_64::*;
 
+use super::bitmap::BitmapWords;
 use super::xxh64_avx512::hash;
 use crate::kernel::xxh64::round::start;
 
@@ -114,39 +115,12 @@ pub(crate) unsafe fn resolve(
 }
 
 /// Packs the positions of the answers in `out` that are removed buckets
-/// into `pending.index`; returns how many. Bitmaps of up to 32 words of 32
-/// bits (b-arrays of up to 1024 buckets) are held in two registers and
-/// read with a permute; larger ones are gathered.
+/// into `pending.index`; returns how many.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx2,popcnt")]
 fn scan(out: &[u32], removed: &[u64], pending: &mut Pending) -> usize {
-    // The bitmap read as 32-bit words (x86 is little-endian): bit `b % 32`
-    // of word `b / 32`.
-    if removed.len() <= 16 {
-        let mut words = [0u64; 16];
-        words[..removed.len()].copy_from_slice(removed);
-        // SAFETY: `words` is 16 `u64`, the 128 bytes the two loads read.
-        let (low, high) = unsafe {
-            (
-                _mm512_loadu_si512(words.as_ptr().cast()),
-                _mm512_loadu_si512(words[8..].as_ptr().cast()),
-            )
-        };
-        // The permute takes the word's low 5 bits: every bucket is below
-        // 1024 here.
-        scan_with(out, pending, |word, _| {
-            _mm512_permutex2var_epi32(low, word, high)
-        })
-    } else {
-        let last = _mm512_set1_epi32((removed.len() * 2 - 1) as i32);
-        scan_with(out, pending, |word, valid| {
-            let word = _mm512_min_epu32(word, last);
-            // SAFETY: every index is at most `2 * removed.len() - 1`
-            // (clamped), 4 bytes apart, so each lane reads 4 bytes of
-            // `removed`.
-            unsafe { _mm512_mask_i32gather_epi32::<4>(word, valid, word, removed.as_ptr().cast()) }
-        })
-    }
+    let words = BitmapWords::new(removed);
+    scan_with(out, pending, |word, valid| words.read(word, valid))
 }
 
 /// [`scan`] with `words`, which reads the bitmap's 32-bit words at the

@@ -64,6 +64,7 @@
 
 pub(crate) mod avx2;
 pub(crate) mod avx512;
+pub(crate) mod bitmap;
 pub(crate) mod filter;
 pub(crate) mod memento;
 pub(crate) mod memento_avx2;

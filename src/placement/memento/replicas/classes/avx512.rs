@@ -9,6 +9,7 @@ use core::arch::x86_64::*;
 use core::ops::Range;
 
 use super::masks::{PAST, WIDE};
+use crate::arch::x86_64::bitmap::BitmapWords;
 
 /// [`super::masks::classify`] with `bitmap`, the bitmap of removed buckets (bit
 /// `b % 64` of word `b / 64`), which covers every bucket of `columns`.
@@ -28,34 +29,10 @@ pub(super) unsafe fn classify(
     let len = rows.len();
     assert!(len <= 1 << 16 && mask.len() == len);
     assert!(lists.iter().all(|list| list.len() >= len + WIDE));
-    assert!(!bitmap.is_empty() && bitmap.len() <= 1 << 30);
-    // The bitmap read as 32-bit words (x86 is little-endian): bit `b % 32`
-    // of word `b / 32`.
-    if bitmap.len() <= 16 {
-        let mut words = [0u64; 16];
-        words[..bitmap.len()].copy_from_slice(bitmap);
-        // SAFETY: `words` is 16 `u64`, the 128 bytes the two loads read.
-        let (low, high) = unsafe {
-            (
-                _mm512_loadu_si512(words.as_ptr().cast()),
-                _mm512_loadu_si512(words[8..].as_ptr().cast()),
-            )
-        };
-        // The permute takes the word's low 5 bits: every bucket is below
-        // 1024 here.
-        classify_with(columns, rows, mask, lists, |word, _| {
-            _mm512_permutex2var_epi32(low, word, high)
-        })
-    } else {
-        let last = _mm512_set1_epi32((bitmap.len() * 2 - 1) as i32);
-        classify_with(columns, rows, mask, lists, |word, valid| {
-            let word = _mm512_min_epu32(word, last);
-            // SAFETY: every index is at most `2 * bitmap.len() - 1`
-            // (clamped), 4 bytes apart, so each lane reads 4 bytes of
-            // `bitmap`.
-            unsafe { _mm512_mask_i32gather_epi32::<4>(word, valid, word, bitmap.as_ptr().cast()) }
-        })
-    }
+    let words = BitmapWords::new(bitmap);
+    classify_with(columns, rows, mask, lists, |word, valid| {
+        words.read(word, valid)
+    })
 }
 
 /// [`classify`] with `words`, which reads the bitmap's 32-bit words at the
