@@ -195,6 +195,17 @@ impl Kernel {
         .collect()
     }
 
+    /// Every kernel this CPU runs, with each of its division strategies:
+    /// what the differential tests force in turn.
+    #[cfg(test)]
+    pub(crate) fn every_strategy() -> Vec<Kernel> {
+        Kernel::supported()
+            .into_iter()
+            .flat_map(|k| k.divisions().iter().map(move |&d| k.with_division(d)))
+            .collect::<Result<_, _>>()
+            .expect("a kernel's own strategies")
+    }
+
     /// The kernel called `name` (one of [`Kernel::NAMES`]), if this CPU runs
     /// it.
     ///
@@ -399,15 +410,6 @@ mod tests {
         (0..=70).map(|len| (len, COUNTS)).chain(long).collect()
     }
 
-    /// Every kernel this target runs, with each of its division strategies.
-    fn kernels() -> Vec<Kernel> {
-        Kernel::supported()
-            .into_iter()
-            .flat_map(|k| k.divisions().iter().map(move |&d| k.with_division(d)))
-            .collect::<Result<_, _>>()
-            .expect("a kernel's own strategies")
-    }
-
     #[test]
     fn every_kernel_matches_the_scalar_loop() {
         // Miri answers detection from the enabled target features: built
@@ -427,7 +429,7 @@ mod tests {
                 state ^ (state >> 31)
             })
             .collect();
-        let kernels = kernels();
+        let kernels = Kernel::every_strategy();
         for (len, counts) in cases() {
             // Misaligned by 0, 1 and 3 keys; under Miri by one of them, in
             // turn from one length to the next.

@@ -7,24 +7,6 @@ fn mix(i: u64) -> u64 {
     xxhash_rust::xxh64::xxh64(&i.to_le_bytes(), 0x1A7E5)
 }
 
-/// Every kernel this CPU runs, with each of its division strategies.
-fn kernels() -> Vec<Kernel> {
-    [
-        Some(Kernel::scalar()),
-        Kernel::avx2(),
-        Kernel::avx512(),
-        Kernel::neon(),
-    ]
-    .into_iter()
-    .flatten()
-    .flat_map(|k| {
-        k.divisions()
-            .iter()
-            .map(move |&d| k.with_division(d).unwrap())
-    })
-    .collect()
-}
-
 /// Every key's row of `fill_columns_on(kernel, ...)` is its one-key set.
 fn check(kernel: Kernel, keys: &[u64], n: u32, k: usize) {
     check_sets(kernel, keys, n, k, &one_key_sets(keys, n, k));
@@ -102,7 +84,7 @@ fn every_length_and_misaligned_slices() {
         }
         return;
     }
-    for kernel in kernels() {
+    for kernel in Kernel::every_strategy() {
         for len in 0..301 {
             let offset = len % 5;
             check(kernel, &keys[offset..offset + len], 1000, 3);
@@ -121,7 +103,7 @@ fn every_count_and_size() {
         .chain((0..200).map(mix))
         .collect();
     let mut r = 0x5EED_u64;
-    for kernel in kernels() {
+    for kernel in Kernel::every_strategy() {
         for k in 1..=8usize {
             for n in [k as u32, k as u32 + 1, 17, 1000, 1 << 20, (1 << 31) - 1] {
                 if (n as usize) >= k {
@@ -145,7 +127,7 @@ fn every_count_and_size() {
 #[cfg_attr(miri, ignore = "tens of thousands of sets take hours under Miri")]
 fn runs_cut_at_and_around_their_length() {
     let keys: Vec<u64> = (0..16_400).map(mix).collect();
-    for kernel in kernels() {
+    for kernel in Kernel::every_strategy() {
         for len in [8191, 8192, 8193, 16_390] {
             check(kernel, &keys[3..3 + len], 1000, 3);
         }
