@@ -68,6 +68,7 @@ pub(crate) mod bitmap;
 pub(crate) mod filter;
 pub(crate) mod memento;
 pub(crate) mod memento_avx2;
+pub(crate) mod memento_bytes;
 mod outbox;
 pub(crate) mod quotient;
 mod short;

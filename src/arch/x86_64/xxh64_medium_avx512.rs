@@ -1,6 +1,7 @@
 //! XXH64 with seed 0 of keys of 17 to [`MAX_LEN`] bytes on AVX-512's 8
 //! lanes: Memento's byte-key pre-hash past the short keys that
-//! `xxh3_avx512` takes. XXH64 multiplies only 64-bit words by constants,
+//! `xxh3_avx512` takes; and with a seed per lane of keys of 0 to
+//! [`MAX_LEN`] bytes, Memento's rehashes of byte keys ([`seeded`]). XXH64 multiplies only 64-bit words by constants,
 //! which AVX-512DQ does in one instruction, so the lanes beat the key-by-key
 //! loop here (XXH3 over 16 bytes needs 128-bit products, which the lanes
 //! build from four 32-bit ones: slower than one key at a time).
@@ -11,8 +12,8 @@
 //! added; each remaining whole 8-byte word; a 4-byte word if 4 of the
 //! rest remain; each byte left; the avalanche. Stripes and words come by
 //! masked gathers, so a lane reads only its own key's bytes; the last
-//! `len % 8` bytes come from the key's last 8 bytes, one read that ends at
-//! the key's end.
+//! `len % 8` bytes come from one read of 8 bytes that ends at the key's
+//! end (at byte 8 of the data for a key ending before it).
 
 use core::arch::x86_64::*;
 
@@ -94,6 +95,32 @@ unsafe fn hash_group(
     count: usize,
     out: &mut [u64],
 ) {
+    // SAFETY: the caller's promises, and `data` holds a key of 17 bytes.
+    let h = unsafe { seeded(data, start, len, _mm512_setzero_si512()) };
+    let mut hashes = [0u64; LANES];
+    // SAFETY: 8 `u64`, the 64 bytes the store writes.
+    unsafe { _mm512_storeu_si512(hashes.as_mut_ptr().cast(), h) };
+    for (&at, &hash) in group.iter().zip(&hashes).take(count) {
+        out[at as usize] = hash;
+    }
+}
+
+/// XXH64 with seed `seed[l]` of each key `data[start[l]..start[l] +
+/// len[l]]`, 0 to [`MAX_LEN`] bytes long (a lane of length 0 at start 0
+/// reads nothing): Memento's rehashes of byte keys, and the pre-hash.
+///
+/// # Safety
+/// The CPU must support AVX-512F, AVX-512DQ and AVX2; every key lies
+/// inside `data`, which holds at least 8 bytes.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx2")]
+pub(crate) unsafe fn seeded(
+    data: &[u8],
+    start: &[u64; LANES],
+    len: &[u64; LANES],
+    seed: __m512i,
+) -> __m512i {
+    debug_assert!(data.len() >= 8);
     let base = data.as_ptr();
     // SAFETY: 8 `u64` each, the 64 bytes each load reads.
     let (starts, lens) = unsafe {
@@ -105,20 +132,15 @@ unsafe fn hash_group(
     // Each lane's word at byte `at`, or 0 where `lanes` is clear.
     let word = |lanes: __mmask8, at: __m512i| {
         // SAFETY: the callers below ask, in the lanes they set, only for
-        // words inside their keys, which lie in `data`; the other lanes
-        // read nothing.
+        // words inside `data`; the other lanes read nothing.
         unsafe { _mm512_mask_i64gather_epi64::<1>(_mm512_setzero_si512(), lanes, at, base.cast()) }
     };
     let longest = len.iter().copied().max().unwrap_or(0);
-    let mut h = splat(P5);
+    let mut h = _mm512_add_epi64(seed, splat(P5));
     if longest >= 32 {
         let stripes = _mm512_srli_epi64::<5>(lens);
-        let mut acc = [
-            splat(P1.wrapping_add(P2)),
-            splat(P2),
-            splat(0),
-            splat(0u64.wrapping_sub(P1)),
-        ];
+        let mut acc = [P1.wrapping_add(P2), P2, 0, 0u64.wrapping_sub(P1)]
+            .map(|a| _mm512_add_epi64(seed, splat(a)));
         for stripe in 0..longest / 32 {
             let lanes = _mm512_cmpgt_epu64_mask(stripes, splat(stripe));
             // Each lane's stripe, or 32 zero bytes where it has none.
@@ -173,16 +195,16 @@ unsafe fn hash_group(
         );
         h = _mm512_mask_mov_epi64(h, lanes, stepped);
     }
-    // The last `len % 8` bytes, from the key's last 8 (every key is longer
-    // than 8 bytes), brought to the low end: a shift of 64 bits, at
-    // `len % 8 = 0`, leaves none.
+    // The last `len % 8` bytes, from the 8 bytes that end at the key's end
+    // (or the data's first 8, for a key ending before byte 8), brought to
+    // the low end: a shift of 64 bits, at `len % 8 = 0`, leaves none.
     let odd = _mm512_test_epi64_mask(lens, splat(7));
-    let last = word(
-        odd,
-        _mm512_sub_epi64(_mm512_add_epi64(starts, lens), splat(8)),
-    );
-    let kept_bits = _mm512_slli_epi64::<3>(_mm512_and_si512(lens, splat(7)));
-    let mut rest = _mm512_srlv_epi64(last, _mm512_sub_epi64(splat(64), kept_bits));
+    let ends = _mm512_add_epi64(starts, lens);
+    let window = _mm512_sub_epi64(_mm512_max_epu64(ends, splat(8)), splat(8));
+    let last = word(odd, window);
+    let tail = _mm512_sub_epi64(ends, _mm512_and_si512(lens, splat(7)));
+    let shift = _mm512_slli_epi64::<3>(_mm512_sub_epi64(tail, window));
+    let mut rest = _mm512_srlv_epi64(last, shift);
     let four = _mm512_test_epi64_mask(lens, splat(4));
     if four != 0 {
         let x = _mm512_and_si512(rest, splat(0xFFFF_FFFF));
@@ -209,13 +231,7 @@ unsafe fn hash_group(
     let h = mul(h, P2);
     let h = _mm512_xor_si512(h, _mm512_srli_epi64::<29>(h));
     let h = mul(h, P3);
-    let h = _mm512_xor_si512(h, _mm512_srli_epi64::<32>(h));
-    let mut hashes = [0u64; LANES];
-    // SAFETY: 8 `u64`, the 64 bytes the store writes.
-    unsafe { _mm512_storeu_si512(hashes.as_mut_ptr().cast(), h) };
-    for (&at, &hash) in group.iter().zip(&hashes).take(count) {
-        out[at as usize] = hash;
-    }
+    _mm512_xor_si512(h, _mm512_srli_epi64::<32>(h))
 }
 
 /// What a lane without a stripe reads instead.

@@ -16,8 +16,6 @@
 use super::lookup::rehash_u64;
 use super::rounds::{self, Pending};
 use super::Memento;
-use crate::bytes::lanes::Prehash;
-use crate::bytes::{check_offsets, slices, Offset, BLOCK as BYTES_BLOCK};
 use crate::kernel::check_lengths;
 use crate::{active_kernel, Error, Kernel};
 
@@ -25,7 +23,7 @@ use crate::{active_kernel, Error, Kernel};
 /// runs at its long-batch speed, small enough that the block's keys and
 /// answers (96 KiB) and the lane pass's pending arrays stay in the L2
 /// cache for the second pass.
-const BLOCK: usize = 8192;
+pub(super) const BLOCK: usize = 8192;
 
 impl Memento {
     /// [`Memento::bucket`] of every key, into `out[i]` for `keys[i]`, on the
@@ -69,96 +67,76 @@ impl Memento {
             }
             return Ok(());
         };
-        // The pending areas are the thread's from call to call
-        // (`crate::scratch`), grown to the block's length when short.
         let block = keys.len().min(BLOCK);
-        #[cfg(target_arch = "x86_64")]
-        if isa(kernel) == crate::kernel::Isa::Avx512 as u8 {
-            use crate::arch::x86_64::memento as lanes;
-            return crate::scratch::with(|kept: &mut Option<lanes::Pending>| {
-                let pending = match kept {
-                    Some(pending) if pending.capacity() >= block => pending,
-                    _ => kept.insert(lanes::Pending::new(block)),
-                };
-                for (keys, out) in blocks {
-                    kernel.run(keys, n, out);
-                    // SAFETY: the AVX-512 kernel is only made after
-                    // detecting AVX-512F, AVX-512DQ, AVX2 and POPCNT, the
-                    // features the pass enables.
-                    unsafe { lanes::resolve(keys, out, removed, links, pending) };
-                }
-                Ok(())
-            });
-        }
-        crate::scratch::with(|kept: &mut Option<Pending>| {
-            let pending = match kept {
-                Some(pending) if pending.capacity() >= block => pending,
-                _ => kept.insert(Pending::new(block)),
-            };
+        with_rounds(kernel, block, |mut rounds| {
             for (keys, out) in blocks {
                 kernel.run(keys, n, out);
-                let count = scan(kernel, out, removed, &mut pending.index);
-                pending.resolve(keys, out, links, count);
+                match &mut rounds {
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: the lanes' areas are only given for the
+                    // AVX-512 kernel, which is only made after detecting
+                    // AVX-512F, AVX-512DQ, AVX2 and POPCNT, the features
+                    // the pass enables.
+                    Rounds::Lanes(pending) => unsafe {
+                        crate::arch::x86_64::memento::resolve(keys, out, removed, links, pending)
+                    },
+                    Rounds::Plain(pending) => {
+                        let count = scan(kernel, out, removed, &mut pending.index);
+                        pending.resolve(keys, out, links, count);
+                    }
+                }
             }
             Ok(())
         })
     }
+}
 
-    /// [`Memento::bucket_bytes`] of every byte key of an Arrow-style layout
-    /// (`data[offsets[i]..offsets[i + 1]]` into `out[i]`), as
-    /// [`crate::batch_bytes`] takes them. Fails as that does, leaving `out`
-    /// untouched.
-    ///
-    /// ```
-    /// use jumpshard::{BucketCount, Memento};
-    ///
-    /// let mut m = Memento::new(BucketCount::new(10)?);
-    /// m.remove(3)?;
-    /// let mut out = [0u32; 3];
-    /// m.batch_bytes(b"alicebobcarol", &[0u32, 5, 8, 13], &mut out)?;
-    /// assert_eq!(out[1], m.bucket_bytes(b"bob"));
-    /// # Ok::<(), jumpshard::Error>(())
-    /// ```
-    pub fn batch_bytes<O: Offset>(
-        &self,
-        data: &[u8],
-        offsets: &[O],
-        out: &mut [u32],
-    ) -> Result<(), Error> {
-        check_offsets(data, offsets, out.len())?;
-        let kernel = active_kernel();
-        let mut prehash = Prehash::xxh64(kernel);
-        let mut keys = [0u64; BYTES_BLOCK];
-        for (i, out) in out.chunks_mut(BYTES_BLOCK).enumerate() {
-            let keys = &mut keys[..out.len()];
-            let offsets = &offsets[i * BYTES_BLOCK..];
-            // XXH64 with seed 0, on the lanes where the keys allow.
-            prehash.block(data, offsets, keys);
-            kernel.run(keys, self.barray.get(), out);
-            if self.removed.is_empty() {
-                continue;
-            }
-            for (b, s) in out.iter_mut().zip(slices(data, offsets)) {
-                if self.removed.contains(*b) {
-                    *b = self.resolve(*b, |seed| xxhash_rust::xxh64::xxh64(s, u64::from(seed)));
-                }
-            }
-        }
-        Ok(())
+/// The pending areas of a kernel's rounds.
+pub(super) enum Rounds<'a> {
+    /// AVX-512's (only given for that kernel).
+    #[cfg(target_arch = "x86_64")]
+    Lanes(&'a mut crate::arch::x86_64::memento::Pending),
+    /// Every other kernel's.
+    Plain(&'a mut Pending),
+}
+
+/// `f` of the pending areas of `kernel`'s rounds, with room for blocks of
+/// `block` keys: the thread's from call to call (`crate::scratch`), grown
+/// to the block's length when short.
+pub(super) fn with_rounds<R>(kernel: Kernel, block: usize, f: impl FnOnce(Rounds<'_>) -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    if isa(kernel) == crate::kernel::Isa::Avx512 as u8 {
+        use crate::arch::x86_64::memento as lanes;
+        return crate::scratch::with(|kept: &mut Option<lanes::Pending>| {
+            let pending = match kept {
+                Some(pending) if pending.capacity() >= block => pending,
+                _ => kept.insert(lanes::Pending::new(block)),
+            };
+            f(Rounds::Lanes(pending))
+        });
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = kernel;
+    crate::scratch::with(|kept: &mut Option<Pending>| {
+        let pending = match kept {
+            Some(pending) if pending.capacity() >= block => pending,
+            _ => kept.insert(Pending::new(block)),
+        };
+        f(Rounds::Plain(pending))
+    })
 }
 
 /// The instruction set of `kernel` (a kernel's id holds it in the low
 /// four bits), which says whose features its passes may enable.
 #[cfg(target_arch = "x86_64")]
-fn isa(kernel: Kernel) -> u8 {
+pub(super) fn isa(kernel: Kernel) -> u8 {
     kernel.to_id() & 0xF
 }
 
 /// Packs the positions of the answers in `out` that are removed buckets
 /// into `index` (see [`rounds::scan`]); on the AVX2 lanes where the
 /// kernel has them.
-fn scan(kernel: Kernel, out: &[u32], removed: &[u64], index: &mut [u32]) -> usize {
+pub(super) fn scan(kernel: Kernel, out: &[u32], removed: &[u64], index: &mut [u32]) -> usize {
     #[cfg(target_arch = "x86_64")]
     if isa(kernel) == crate::kernel::Isa::Avx2 as u8 {
         // SAFETY: the AVX2 kernel is only made after detecting AVX2 and

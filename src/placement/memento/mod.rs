@@ -74,6 +74,7 @@
 //! ```
 
 mod batch;
+mod batch_bytes;
 mod lookup;
 mod removed;
 mod replicas;
@@ -284,5 +285,7 @@ impl Memento {
     }
 }
 
+#[cfg(test)]
+mod bytes_tests;
 #[cfg(test)]
 mod tests;

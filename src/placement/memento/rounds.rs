@@ -21,7 +21,9 @@
 //!   that bucket is removed.
 //!
 //! This is the lookup of the module documentation step for step, so the
-//! answers are [`super::Memento::bucket`]'s.
+//! answers are [`super::Memento::bucket`]'s. The rehash is the caller's:
+//! XXH64 of a u64 key's 8 bytes, or of a byte key's bytes
+//! found by its position in the block.
 
 use core::hint::select_unpredictable as select;
 
@@ -81,6 +83,20 @@ impl Pending {
     /// answers into `out`. `links` is the table of links, every bucket of
     /// the b-array.
     pub(super) fn resolve(&mut self, keys: &[u64], out: &mut [u32], links: &[u64], count: usize) {
+        self.resolve_with(keys, out, links, count, rehash_u64);
+    }
+
+    /// [`Pending::resolve`] with `rehash(key, position, seed)`, the rehash
+    /// of the key at that position of the block, whose first-stage key is
+    /// `key`.
+    pub(super) fn resolve_with(
+        &mut self,
+        keys: &[u64],
+        out: &mut [u32],
+        links: &[u64],
+        count: usize,
+        rehash: impl Fn(u64, u32, u32) -> u64,
+    ) {
         assert!(keys.len() == out.len() && count <= out.len().min(self.chains.len()));
         for (chain, &i) in self.chains.iter_mut().zip(&self.index[..count]) {
             let b = out[i as usize];
@@ -95,7 +111,7 @@ impl Pending {
         }
         let mut count = count;
         while count > 0 {
-            count = round(&mut self.chains[..count], links, out);
+            count = round(&mut self.chains[..count], links, out, &rehash);
         }
     }
 }
@@ -109,14 +125,19 @@ impl Pending {
 /// fit in the core's out-of-order window at once: 13% faster at 99%
 /// removed and 6% at 50% than one loop (AVX2 on AMD Zen 4).
 #[inline]
-fn round(chains: &mut [Chain], links: &[u64], out: &mut [u32]) -> usize {
+fn round(
+    chains: &mut [Chain],
+    links: &[u64],
+    out: &mut [u32],
+    rehash: impl Fn(u64, u32, u32) -> u64,
+) -> usize {
     for c in chains.iter_mut() {
         let working = c.link as u32;
         let hop = working >= c.limit;
         // At least 1 whatever the table holds, so that no remainder can
         // divide by 0 (a removed bucket's working count is never 0).
         let limit = select(hop, c.limit, working).max(1);
-        let rehashed = (xxh64(c.key, u64::from(c.bucket)) % u64::from(limit)) as u32;
+        let rehashed = (rehash(c.key, c.index, c.bucket) % u64::from(limit)) as u32;
         c.next = select(hop, (c.link >> 32) as u32, rehashed);
         c.limit = limit;
     }
@@ -150,6 +171,13 @@ fn round(chains: &mut [Chain], links: &[u64], out: &mut [u32]) -> usize {
 #[inline]
 fn link_of(links: &[u64], b: u32) -> u64 {
     links[b as usize]
+}
+
+/// The rehash of a u64 key with seed `bucket` (the position unused), as
+/// [`Pending::resolve_with`] takes it.
+#[inline]
+fn rehash_u64(key: u64, _: u32, bucket: u32) -> u64 {
+    xxh64(key, u64::from(bucket))
 }
 
 /// XXH64 of `key`'s 8 little-endian bytes with `seed`: one round and the

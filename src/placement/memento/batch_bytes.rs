@@ -1,0 +1,128 @@
+//! Batches of byte keys: XXH64 with seed 0 of each key on the kernel's
+//! lanes where the keys allow ([`crate::bytes::lanes`]), Figure 1 over
+//! the b-array, then, as for u64 keys ([`super::batch`]), the keys on
+//! removed buckets resolved block by block. With a table of links they
+//! go in rounds, the rehash of a key being XXH64 of its bytes with the
+//! removed bucket as seed: on the AVX-512 lanes, 8 keys of up to 128 bytes
+//! hashed together (`crate::arch::x86_64::memento_bytes`), and on every
+//! other kernel one key at a time inside the plain rounds
+//! ([`super::rounds`]). Larger b-arrays resolve one key at a time, with
+//! [`Memento::bucket_bytes`]'s chain.
+
+use super::batch::{scan, with_rounds, Rounds, BLOCK};
+use super::Memento;
+use crate::bytes::lanes::Prehash;
+use crate::bytes::{check_offsets, slices, Offset, BLOCK as BYTES_BLOCK};
+use crate::{active_kernel, Error, Kernel};
+
+/// A block's first-stage keys and offsets (widened to `u64`), kept per
+/// thread from call to call (`crate::scratch`).
+#[derive(Default)]
+struct Block {
+    keys: Vec<u64>,
+    offsets: Vec<u64>,
+}
+
+impl Memento {
+    /// [`Memento::bucket_bytes`] of every byte key of an Arrow-style layout
+    /// (`data[offsets[i]..offsets[i + 1]]` into `out[i]`), as
+    /// [`crate::batch_bytes`] takes them. Fails as that does, leaving `out`
+    /// untouched.
+    ///
+    /// ```
+    /// use jumpshard::{BucketCount, Memento};
+    ///
+    /// let mut m = Memento::new(BucketCount::new(10)?);
+    /// m.remove(3)?;
+    /// let mut out = [0u32; 3];
+    /// m.batch_bytes(b"alicebobcarol", &[0u32, 5, 8, 13], &mut out)?;
+    /// assert_eq!(out[1], m.bucket_bytes(b"bob"));
+    /// # Ok::<(), jumpshard::Error>(())
+    /// ```
+    pub fn batch_bytes<O: Offset>(
+        &self,
+        data: &[u8],
+        offsets: &[O],
+        out: &mut [u32],
+    ) -> Result<(), Error> {
+        self.batch_bytes_on(active_kernel(), data, offsets, out)
+    }
+
+    /// [`Memento::batch_bytes`] on `kernel`.
+    pub(crate) fn batch_bytes_on<O: Offset>(
+        &self,
+        kernel: Kernel,
+        data: &[u8],
+        offsets: &[O],
+        out: &mut [u32],
+    ) -> Result<(), Error> {
+        check_offsets(data, offsets, out.len())?;
+        let n = self.barray.get();
+        let mut prehash = Prehash::xxh64(kernel);
+        let Some((removed, links)) = self.removed.lane_tables() else {
+            // Nothing removed, or no table of links: one key at a time.
+            let mut keys = [0u64; BYTES_BLOCK];
+            for (i, out) in out.chunks_mut(BYTES_BLOCK).enumerate() {
+                let keys = &mut keys[..out.len()];
+                let offsets = &offsets[i * BYTES_BLOCK..];
+                prehash.block(data, offsets, keys);
+                kernel.run(keys, n, out);
+                if self.removed.is_empty() {
+                    continue;
+                }
+                for (b, s) in out.iter_mut().zip(slices(data, offsets)) {
+                    if self.removed.contains(*b) {
+                        *b = self.resolve(*b, |seed| xxhash_rust::xxh64::xxh64(s, u64::from(seed)));
+                    }
+                }
+            }
+            return Ok(());
+        };
+        let block = out.len().min(BLOCK);
+        crate::scratch::with(|area: &mut Block| {
+            if area.keys.len() < block {
+                area.keys.resize(block, 0);
+                area.offsets.resize(block + 1, 0);
+            }
+            with_rounds(kernel, block, |mut rounds| {
+                for (at, out) in out.chunks_mut(BLOCK).enumerate() {
+                    let offsets = &offsets[at * BLOCK..];
+                    let keys = &mut area.keys[..out.len()];
+                    // The pre-hash goes in its own, shorter blocks.
+                    for (i, keys) in keys.chunks_mut(BYTES_BLOCK).enumerate() {
+                        prehash.block(data, &offsets[i * BYTES_BLOCK..], keys);
+                    }
+                    kernel.run(keys, n, out);
+                    let wide = &mut area.offsets[..=out.len()];
+                    // The offsets were checked to lie in 0..=data.len().
+                    for (wide, &o) in wide.iter_mut().zip(offsets) {
+                        *wide = o.widen() as u64;
+                    }
+                    let wide = &*wide;
+                    match &mut rounds {
+                        #[cfg(target_arch = "x86_64")]
+                        // SAFETY: the lanes' areas are only given for the
+                        // AVX-512 kernel, which is only made after
+                        // detecting AVX-512F, AVX-512DQ, AVX2 and POPCNT,
+                        // the features the pass enables.
+                        Rounds::Lanes(pending) => unsafe {
+                            crate::arch::x86_64::memento_bytes::resolve_bytes(
+                                data, wide, keys, out, removed, links, pending,
+                            )
+                        },
+                        Rounds::Plain(pending) => {
+                            let count = scan(kernel, out, removed, &mut pending.index);
+                            let rehash = |_, i: u32, seed: u32| {
+                                let key =
+                                    &data[wide[i as usize] as usize..wide[i as usize + 1] as usize];
+                                xxhash_rust::xxh64::xxh64(key, u64::from(seed))
+                            };
+                            pending.resolve_with(keys, out, links, count, rehash);
+                        }
+                    }
+                }
+            });
+        });
+        Ok(())
+    }
+}
