@@ -7,7 +7,10 @@
 //! Whether removals replay is left to the library (its own tests replay
 //! them against Memento), so a table with removals or weights may still be
 //! refused as a whole. An accepted table writes back (`to_text`) to text
-//! that parses to itself, and never places a key on a removed slot.
+//! that parses to itself, with the same fingerprint, and never places a
+//! key on a removed slot; its replica sets, zoned or not, are refused with
+//! an error that leaves the columns untouched, or are distinct live nodes
+//! led by the table's own.
 
 #![no_main]
 #![deny(missing_docs)]
@@ -139,6 +142,33 @@ fn naive(text: &str) -> Result<Naive, usize> {
     Ok(table)
 }
 
+/// The replica sets of `k` from 1 to 5 of a few keys on `table`: refused
+/// with the columns untouched, or `k` distinct live nodes (as slots), the
+/// first the table's own node for the key.
+fn replica_sets(table: &NodeTable, seed: u64) {
+    let keys: Vec<u64> = (0..24u64)
+        .map(|i| (seed ^ i).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .chain([0, u64::MAX])
+        .collect();
+    for k in 1..=5 {
+        let mut columns = vec![vec![u32::MAX; keys.len()]; k];
+        let mut refs: Vec<&mut [u32]> = columns.iter_mut().map(|c| &mut c[..]).collect();
+        if table.replicas_batch(&keys, &mut refs).is_err() {
+            assert!(columns.iter().flatten().all(|&m| m == u32::MAX));
+            continue;
+        }
+        for (i, &key) in keys.iter().enumerate() {
+            let names: Vec<&str> = columns.iter().map(|c| table.slot(c[i] as usize)).collect();
+            assert_eq!(names[0], table.node(key));
+            for (j, name) in names.iter().enumerate() {
+                assert!(!names[..j].contains(name), "{names:?}");
+                let node = table.node_index(name).expect("a member is a node");
+                assert!(table.is_live(node), "{name} is not live");
+            }
+        }
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
@@ -154,10 +184,13 @@ fuzz_target!(|data: &[u8]| {
     let body = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     if body.split('\n').any(is_override) {
         if let Ok(table) = NodeTable::parse(text) {
-            assert_eq!(NodeTable::parse(&table.to_text()).as_ref(), Ok(&table));
+            let again = NodeTable::parse(&table.to_text());
+            assert_eq!(again.as_ref(), Ok(&table));
+            assert_eq!(again.map(|t| t.fingerprint()), Ok(table.fingerprint()));
             for key in [0, 1, u64::MAX, data.len() as u64] {
                 assert!(table.nodes().iter().any(|n| n == table.node(key)));
             }
+            replica_sets(&table, data.len() as u64);
         }
         return;
     }
@@ -166,11 +199,14 @@ fuzz_target!(|data: &[u8]| {
             let got: Vec<&str> = (0..table.len()).map(|i| table.slot(i)).collect();
             assert_eq!(want.slots, got);
             assert_eq!(want.removed, table.removals().len());
-            assert_eq!(NodeTable::parse(&table.to_text()).as_ref(), Ok(&table));
+            let again = NodeTable::parse(&table.to_text());
+            assert_eq!(again.as_ref(), Ok(&table));
+            assert_eq!(again.map(|t| t.fingerprint()), Ok(table.fingerprint()));
             for key in [0, 1, u64::MAX, data.len() as u64] {
                 assert!(!table.is_removed(table.bucket(key) as usize));
                 assert!(table.nodes().iter().any(|n| n == table.node(key)));
             }
+            replica_sets(&table, data.len() as u64);
         }
         // Removals that do not replay, or weights all 0: the naive
         // reading does not replay them.
