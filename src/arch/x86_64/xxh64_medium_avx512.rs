@@ -95,8 +95,13 @@ unsafe fn hash_group(
     count: usize,
     out: &mut [u64],
 ) {
-    // SAFETY: the caller's promises, and `data` holds a key of 17 bytes.
-    let h = unsafe { seeded(data, start, len, _mm512_setzero_si512()) };
+    // SAFETY: 8 `u64` each, the 64 bytes each load reads; then the
+    // caller's promises, and `data` holds a key of 17 bytes.
+    let h = unsafe {
+        let starts = _mm512_loadu_si512(start.as_ptr().cast());
+        let lens = _mm512_loadu_si512(len.as_ptr().cast());
+        seeded(data, starts, lens, _mm512_setzero_si512())
+    };
     let mut hashes = [0u64; LANES];
     // SAFETY: 8 `u64`, the 64 bytes the store writes.
     unsafe { _mm512_storeu_si512(hashes.as_mut_ptr().cast(), h) };
@@ -105,39 +110,35 @@ unsafe fn hash_group(
     }
 }
 
-/// XXH64 with seed `seed[l]` of each key `data[start[l]..start[l] +
-/// len[l]]`, 0 to [`MAX_LEN`] bytes long (a lane of length 0 at start 0
-/// reads nothing): Memento's rehashes of byte keys, and the pre-hash.
+/// XXH64 with seed `seed` of each lane's key, `data[start..start + len]`
+/// for its `starts` and `lens`, 0 to [`MAX_LEN`] bytes long (a lane of
+/// length 0 reads nothing): Memento's rehashes of byte keys, and the
+/// pre-hash.
 ///
 /// # Safety
 /// The CPU must support AVX-512F, AVX-512DQ and AVX2; every key lies
 /// inside `data`, which holds at least 8 bytes.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx2")]
-pub(crate) unsafe fn seeded(
-    data: &[u8],
-    start: &[u64; LANES],
-    len: &[u64; LANES],
-    seed: __m512i,
-) -> __m512i {
+pub(crate) unsafe fn seeded(data: &[u8], starts: __m512i, lens: __m512i, seed: __m512i) -> __m512i {
     debug_assert!(data.len() >= 8);
     let base = data.as_ptr();
-    // SAFETY: 8 `u64` each, the 64 bytes each load reads.
-    let (starts, lens) = unsafe {
-        (
-            _mm512_loadu_si512(start.as_ptr().cast()),
-            _mm512_loadu_si512(len.as_ptr().cast()),
-        )
-    };
     // Each lane's word at byte `at`, or 0 where `lanes` is clear.
     let word = |lanes: __mmask8, at: __m512i| {
         // SAFETY: the callers below ask, in the lanes they set, only for
         // words inside `data`; the other lanes read nothing.
         unsafe { _mm512_mask_i64gather_epi64::<1>(_mm512_setzero_si512(), lanes, at, base.cast()) }
     };
-    let longest = len.iter().copied().max().unwrap_or(0);
+    let longest = _mm512_reduce_max_epu64(lens);
     let mut h = _mm512_add_epi64(seed, splat(P5));
     if longest >= 32 {
+        // The stripes' rows are picked lane by lane.
+        let (mut start, mut len) = ([0u64; LANES], [0u64; LANES]);
+        // SAFETY: 8 `u64` each, the 64 bytes each store writes.
+        unsafe {
+            _mm512_storeu_si512(start.as_mut_ptr().cast(), starts);
+            _mm512_storeu_si512(len.as_mut_ptr().cast(), lens);
+        }
         let stripes = _mm512_srli_epi64::<5>(lens);
         let mut acc = [P1.wrapping_add(P2), P2, 0, 0u64.wrapping_sub(P1)]
             .map(|a| _mm512_add_epi64(seed, splat(a)));
@@ -197,11 +198,17 @@ pub(crate) unsafe fn seeded(
     }
     // The last `len % 8` bytes, from the 8 bytes that end at the key's end
     // (or the data's first 8, for a key ending before byte 8), brought to
-    // the low end: a shift of 64 bits, at `len % 8 = 0`, leaves none.
+    // the low end: a shift of 64 bits, at `len % 8 = 0`, leaves none. No
+    // gather at all when no lane has such bytes (a gather of no lanes
+    // still costs one of all).
     let odd = _mm512_test_epi64_mask(lens, splat(7));
     let ends = _mm512_add_epi64(starts, lens);
     let window = _mm512_sub_epi64(_mm512_max_epu64(ends, splat(8)), splat(8));
-    let last = word(odd, window);
+    let last = if odd == 0 {
+        _mm512_setzero_si512()
+    } else {
+        word(odd, window)
+    };
     let tail = _mm512_sub_epi64(ends, _mm512_and_si512(lens, splat(7)));
     let shift = _mm512_slli_epi64::<3>(_mm512_sub_epi64(tail, window));
     let mut rest = _mm512_srlv_epi64(last, shift);

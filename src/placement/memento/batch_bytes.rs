@@ -6,7 +6,8 @@
 //! removed bucket as seed: on the AVX-512 lanes, 8 keys of up to 128 bytes
 //! hashed together (`crate::arch::x86_64::memento_bytes`), and on every
 //! other kernel one key at a time inside the plain rounds
-//! ([`super::rounds`]). Larger b-arrays resolve one key at a time, with
+//! ([`super::rounds`]). The rounds carry each key's [`span`] in place of
+//! its first-stage key. Larger b-arrays resolve one key at a time, with
 //! [`Memento::bucket_bytes`]'s chain.
 
 use super::batch::{scan, with_rounds, Rounds, BLOCK};
@@ -15,12 +16,27 @@ use crate::bytes::lanes::Prehash;
 use crate::bytes::{check_offsets, slices, Offset, BLOCK as BYTES_BLOCK};
 use crate::{active_kernel, Error, Kernel};
 
-/// A block's first-stage keys and offsets (widened to `u64`), kept per
-/// thread from call to call (`crate::scratch`).
+/// A block's first-stage keys, then their spans, kept per thread from call
+/// to call (`crate::scratch`).
 #[derive(Default)]
-struct Block {
-    keys: Vec<u64>,
-    offsets: Vec<u64>,
+struct Block(Vec<u64>);
+
+/// The span of a key that has none: 65535 bytes or longer, or starting
+/// past 2^48 bytes. Its rehash finds its bytes by its offsets.
+pub(crate) const LONG: u64 = 0xFFFF;
+
+/// The span of the key `data[from..to]`: its start << 16 | its length,
+/// what the rounds carry of a byte key in place of its first-stage key
+/// (once Figure 1 has run), so that a rehash reads the key's bytes
+/// without reading its offsets; or [`LONG`].
+#[inline]
+pub(crate) fn span(from: u64, to: u64) -> u64 {
+    let len = to - from;
+    if len < LONG && from < 1 << 48 {
+        from << 16 | len
+    } else {
+        LONG
+    }
 }
 
 impl Memento {
@@ -79,26 +95,27 @@ impl Memento {
             return Ok(());
         };
         let block = out.len().min(BLOCK);
-        crate::scratch::with(|area: &mut Block| {
-            if area.keys.len() < block {
-                area.keys.resize(block, 0);
-                area.offsets.resize(block + 1, 0);
+        crate::scratch::with(|Block(keys): &mut Block| {
+            if keys.len() < block {
+                keys.resize(block, 0);
             }
             with_rounds(kernel, block, |mut rounds| {
                 for (at, out) in out.chunks_mut(BLOCK).enumerate() {
+                    // The block's offsets and those after, which the
+                    // pre-hash reads ahead; then the block's alone.
                     let offsets = &offsets[at * BLOCK..];
-                    let keys = &mut area.keys[..out.len()];
+                    let keys = &mut keys[..out.len()];
                     // The pre-hash goes in its own, shorter blocks.
                     for (i, keys) in keys.chunks_mut(BYTES_BLOCK).enumerate() {
                         prehash.block(data, &offsets[i * BYTES_BLOCK..], keys);
                     }
+                    let offsets = &offsets[..=out.len()];
                     kernel.run(keys, n, out);
-                    let wide = &mut area.offsets[..=out.len()];
                     // The offsets were checked to lie in 0..=data.len().
-                    for (wide, &o) in wide.iter_mut().zip(offsets) {
-                        *wide = o.widen() as u64;
+                    for (key, o) in keys.iter_mut().zip(offsets.windows(2)) {
+                        *key = span(o[0].widen() as u64, o[1].widen() as u64);
                     }
-                    let wide = &*wide;
+                    let spans = &*keys;
                     match &mut rounds {
                         #[cfg(target_arch = "x86_64")]
                         // SAFETY: the lanes' areas are only given for the
@@ -107,17 +124,22 @@ impl Memento {
                         // the features the pass enables.
                         Rounds::Lanes(pending) => unsafe {
                             crate::arch::x86_64::memento_bytes::resolve_bytes(
-                                data, wide, keys, out, removed, links, pending,
+                                data, offsets, spans, out, removed, links, pending,
                             )
                         },
                         Rounds::Plain(pending) => {
                             let count = scan(kernel, out, removed, &mut pending.index);
-                            let rehash = |_, i: u32, seed: u32| {
-                                let key =
-                                    &data[wide[i as usize] as usize..wide[i as usize + 1] as usize];
+                            let rehash = |span, i: u32, seed: u32| {
+                                let key = if span == LONG {
+                                    let (from, to) = (offsets[i as usize], offsets[i as usize + 1]);
+                                    &data[from.widen() as usize..to.widen() as usize]
+                                } else {
+                                    let from = (span >> 16) as usize;
+                                    &data[from..from + (span & LONG) as usize]
+                                };
                                 xxhash_rust::xxh64::xxh64(key, u64::from(seed))
                             };
-                            pending.resolve_with(keys, out, links, count, rehash);
+                            pending.resolve_with(spans, out, links, count, rehash);
                         }
                     }
                 }

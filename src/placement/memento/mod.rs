@@ -74,7 +74,7 @@
 //! ```
 
 mod batch;
-mod batch_bytes;
+pub(crate) mod batch_bytes;
 mod lookup;
 mod removed;
 mod replicas;
