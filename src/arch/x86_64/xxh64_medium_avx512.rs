@@ -129,9 +129,10 @@ pub(crate) unsafe fn seeded(data: &[u8], starts: __m512i, lens: __m512i, seed: _
         // words inside `data`; the other lanes read nothing.
         unsafe { _mm512_mask_i64gather_epi64::<1>(_mm512_setzero_si512(), lanes, at, base.cast()) }
     };
-    let longest = _mm512_reduce_max_epu64(lens);
     let mut h = _mm512_add_epi64(seed, splat(P5));
-    if longest >= 32 {
+    // The longest key is only asked for when some key has a stripe.
+    if _mm512_cmpge_epu64_mask(lens, splat(32)) != 0 {
+        let longest = _mm512_reduce_max_epu64(lens);
         // The stripes' rows are picked lane by lane.
         let (mut start, mut len) = ([0u64; LANES], [0u64; LANES]);
         // SAFETY: 8 `u64` each, the 64 bytes each store writes.
