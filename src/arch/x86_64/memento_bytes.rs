@@ -10,14 +10,14 @@ use core::arch::x86_64::*;
 use super::memento::{resolve_with, Pending};
 use super::xxh64_medium_avx512::{seeded, MAX_LEN};
 use crate::bytes::Offset;
-use crate::placement::memento::batch_bytes::LONG;
+use crate::placement::memento::span::LONG;
 
 const LANES: usize = 8;
 
 /// Resolves every answer of `out` that is removed, as
 /// [`super::memento::resolve`] does for u64 keys: `out` holds Figure 1's
 /// buckets of the byte keys `data[offsets[i]..offsets[i + 1]]`, and
-/// `spans` those keys' spans (see `crate::placement::memento::batch_bytes`).
+/// `spans` those keys' spans (see `crate::placement::memento::span`).
 ///
 /// # Safety
 /// The CPU must support AVX-512F, AVX-512DQ, AVX2 and POPCNT. (Offsets out
@@ -104,7 +104,7 @@ fn rehash<O: Offset>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::placement::memento::batch_bytes::span;
+    use crate::placement::memento::span::span;
 
     /// Every length to 300 (on the lanes to [`MAX_LEN`], alone past it)
     /// and keys too long for a span,

@@ -11,6 +11,7 @@
 //! [`Memento::bucket_bytes`]'s chain.
 
 use super::batch::{scan, with_rounds, Rounds, BLOCK};
+use super::span::{span, LONG};
 use super::Memento;
 use crate::bytes::lanes::Prehash;
 use crate::bytes::{check_offsets, slices, Offset, BLOCK as BYTES_BLOCK};
@@ -20,24 +21,6 @@ use crate::{active_kernel, Error, Kernel};
 /// to call (`crate::scratch`).
 #[derive(Default)]
 struct Block(Vec<u64>);
-
-/// The span of a key that has none: 65535 bytes or longer, or starting
-/// past 2^48 bytes. Its rehash finds its bytes by its offsets.
-pub(crate) const LONG: u64 = 0xFFFF;
-
-/// The span of the key `data[from..to]`: its start << 16 | its length,
-/// what the rounds carry of a byte key in place of its first-stage key
-/// (once Figure 1 has run), so that a rehash reads the key's bytes
-/// without reading its offsets; or [`LONG`].
-#[inline]
-pub(crate) fn span(from: u64, to: u64) -> u64 {
-    let len = to - from;
-    if len < LONG && from < 1 << 48 {
-        from << 16 | len
-    } else {
-        LONG
-    }
-}
 
 impl Memento {
     /// [`Memento::bucket_bytes`] of every byte key of an Arrow-style layout

@@ -79,6 +79,7 @@ mod lookup;
 mod removed;
 mod replicas;
 mod rounds;
+pub(crate) mod span;
 
 use crate::{BucketCount, Error};
 use removed::{Entry, Link, Removed};
