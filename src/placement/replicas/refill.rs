@@ -46,7 +46,7 @@ pub(super) const MIN_KEYS: usize = 96;
 type Walker = fn(&[u64], (u32, u32, u32), u32, &[&[u32]], &mut [u32], &mut Vec<u64>);
 
 /// The runs' largest working areas, which the thread keeps from call to
-/// call (`crate::scratch`): about 330 KiB for a run of sets of 3.
+/// call (`crate::scratch`): about 130 KiB for a run.
 #[derive(Default)]
 pub(super) struct Areas {
     /// A slot's derived keys over a run.

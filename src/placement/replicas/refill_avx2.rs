@@ -47,19 +47,20 @@ struct Lanes<const T: usize> {
 /// The unread keys and the walk's constants.
 struct Feed<'a, const T: usize> {
     states: &'a [u64],
-    /// The targets on this walk's axis, as the bits of doubles, each
-    /// padded with [`LANES`] zeros so that every load is a whole vector.
-    targets: [&'a [u64]; T],
-    /// Each key's starting `b`, as the bits of doubles, padded alike:
-    /// plus infinity for a key already unsettled (see [`on_axis`]).
-    starts: &'a [u64],
+    /// The endings of the higher slots, as they stand in their columns.
+    targets: [&'a [u32]; T],
     next: usize,
     shift: __m256d,
+    /// The walk's starting `b`.
+    start: __m256d,
+    /// Sets of `k`, as a double: an ending below it never landed.
+    floor: __m256d,
 }
 
 impl<const T: usize> Feed<'_, T> {
     /// Loads the next keys into the `free` lanes of `lanes` (a 4-bit
-    /// mask), or as many as remain, the others going idle.
+    /// mask), or as many as remain, the others going idle, their targets
+    /// brought onto the walk's axis as `refill_avx512`'s refill does.
     #[inline]
     #[target_feature(enable = "avx2,fma,popcnt")]
     fn refill(&mut self, lanes: &mut Lanes<T>, free: u32) {
@@ -69,80 +70,51 @@ impl<const T: usize> Feed<'_, T> {
         } else {
             lowest_lanes(free, left)
         };
-        let valid = lane_mask((1u32 << left.min(LANES)) - 1);
+        let count = left.min(LANES);
+        let valid = lane_mask((1u32 << count) - 1);
+        // The same lanes, 32 bits each.
+        let valid32 = _mm_cmpgt_epi32(_mm_set1_epi32(count as i32), _mm_setr_epi32(0, 1, 2, 3));
         let spread = permutation(&SPREAD, take);
-        let taken = lane_mask(take);
-        // SAFETY: the masked load reads only the `valid` lanes, the keys
-        // `next..next + min(left, 4)`, which lie inside `states`;
-        // masked-off lanes read nothing. Each target load reads the 32
-        // bytes of a bounds-checked slice of 4 `u64`.
+        let taken = _mm256_castsi256_pd(lane_mask(take));
+        // An idle lane's targets become -1, which no `b` equals: it never
+        // stops.
+        let idle = _mm256_castsi256_pd(lane_mask(free & !take));
+        let onto =
+            |v: __m256d| _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(v), spread));
+        let mut settled = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+        // SAFETY: the masked loads read only the `valid` lanes, the keys
+        // `next..next + min(left, 4)`, which lie inside `states` and
+        // inside each target column (as long as `states`); masked-off
+        // lanes read nothing.
         unsafe {
             let fresh = _mm256_maskload_epi64(self.states.as_ptr().add(self.next).cast(), valid);
             let fresh = _mm256_permutevar8x32_epi32(fresh, spread);
-            lanes.state = _mm256_blendv_epi8(lanes.state, fresh, taken);
-            // An idle lane's targets become -1, which no `b` equals: it
-            // never stops.
-            let idle = _mm256_castsi256_pd(lane_mask(free & !take));
+            lanes.state = _mm256_blendv_epi8(lanes.state, fresh, _mm256_castpd_si256(taken));
             for m in 0..T {
-                let t = &self.targets[m][self.next..self.next + LANES];
-                let t = _mm256_loadu_pd(t.as_ptr().cast());
-                let t = _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(t), spread));
-                let t = _mm256_blendv_pd(lanes.targets[m], t, _mm256_castsi256_pd(taken));
+                let column = self.targets[m].as_ptr().add(self.next);
+                // An ending with `HIT` set reads as negative, below `k`.
+                let t = _mm256_cvtepi32_pd(_mm_maskload_epi32(column.cast(), valid32));
+                let landed = _mm256_cmp_pd::<_CMP_GE_OQ>(t, self.floor);
+                settled = _mm256_and_pd(settled, landed);
+                let t = _mm256_blendv_pd(
+                    _mm256_set1_pd(UNSETTLED),
+                    _mm256_sub_pd(t, self.shift),
+                    landed,
+                );
+                let t = _mm256_blendv_pd(lanes.targets[m], onto(t), taken);
                 lanes.targets[m] = _mm256_blendv_pd(t, _mm256_set1_pd(-1.0), idle);
             }
-            let starts = &self.starts[self.next..self.next + LANES];
-            let starts = _mm256_loadu_pd(starts.as_ptr().cast());
-            let starts =
-                _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(starts), spread));
-            lanes.b = _mm256_blendv_pd(lanes.b, starts, _mm256_castsi256_pd(taken));
         }
+        let starts = _mm256_blendv_pd(_mm256_set1_pd(f64::INFINITY), self.start, settled);
+        lanes.b = _mm256_blendv_pd(lanes.b, onto(starts), taken);
         let ranks = _mm256_permutevar8x32_epi32(_mm256_setr_epi64x(0, 1, 2, 3), spread);
         let positions = _mm256_slli_epi64::<32>(_mm256_add_epi64(
             _mm256_set1_epi64x(self.next as i64),
             ranks,
         ));
-        lanes.position = _mm256_blendv_epi8(lanes.position, positions, taken);
-        let idle = _mm256_castsi256_pd(lane_mask(free & !take));
+        lanes.position = _mm256_blendv_epi8(lanes.position, positions, _mm256_castpd_si256(taken));
         lanes.b = _mm256_blendv_pd(lanes.b, _mm256_set1_pd(f64::NEG_INFINITY), idle);
         self.next += take.count_ones() as usize;
-    }
-}
-
-/// The endings of a higher slot (`targets`) on a walk's axis and the
-/// keys' starts, as `refill_avx512::on_axis` makes them, on AVX2.
-#[inline]
-#[target_feature(enable = "avx2,fma,popcnt")]
-fn on_axis(targets: &[u32], shift: u32, k: u32, axis: &mut [u64], starts: &mut [u64]) {
-    let full = targets.len() / LANES * LANES;
-    let by = _mm256_set1_pd(f64::from(shift));
-    let floor = _mm256_set1_pd(f64::from(k));
-    for ((t, a), s) in targets[..full]
-        .chunks_exact(LANES)
-        .zip(axis.chunks_exact_mut(LANES))
-        .zip(starts.chunks_exact_mut(LANES))
-    {
-        // SAFETY: `t` is 4 `u32` (16 bytes, read), `a` and `s` 4 `u64`
-        // each (32 bytes, read or written), exactly what the unaligned
-        // loads and stores touch.
-        unsafe {
-            // An ending with `HIT` set reads as negative, below `k`.
-            let t = _mm256_cvtepi32_pd(_mm_loadu_si128(t.as_ptr().cast()));
-            let landed = _mm256_cmp_pd::<_CMP_GE_OQ>(t, floor);
-            let t = _mm256_blendv_pd(_mm256_set1_pd(UNSETTLED), _mm256_sub_pd(t, by), landed);
-            _mm256_storeu_pd(a.as_mut_ptr().cast(), t);
-            let start = _mm256_loadu_pd(s.as_ptr().cast());
-            let start = _mm256_blendv_pd(_mm256_set1_pd(f64::INFINITY), start, landed);
-            _mm256_storeu_pd(s.as_mut_ptr().cast(), start);
-        }
-    }
-    // The last few as a whole vector from a padded copy (the areas have
-    // room), rather than a loop that LLVM turns into masked stores.
-    let rest = &targets[full..];
-    if !rest.is_empty() {
-        let mut last = [0u32; LANES];
-        last[..rest.len()].copy_from_slice(rest);
-        let tail = full..full + LANES;
-        on_axis(&last, shift, k, &mut axis[tail.clone()], &mut starts[tail]);
     }
 }
 
@@ -170,29 +142,20 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
 ) {
     let len = states.len();
     debug_assert_eq!(out.len(), len);
-    // Every store of a whole vector of answers starts below `len`. The
-    // keys' starts and targets follow, made once rather than at every
-    // refill. Grown, never cleared: every element read is written first
-    // (the lanes past the keys take no target and retire no ending).
-    let area = (T + 2) * (len + LANES);
-    if packed.len() < area {
-        packed.resize(area, 0);
+    debug_assert!(targets.iter().all(|t| t.len() == len));
+    // Every store of a whole vector of answers starts below `len`. Grown,
+    // never cleared: every element read is written first.
+    if packed.len() < len + LANES {
+        packed.resize(len + LANES, 0);
     }
-    let (packed, rest) = packed[..area].split_at_mut(len + LANES);
-    let (starts, axis) = rest.split_at_mut(len + LANES);
-    starts.fill(f64::from(start).to_bits());
-    let mut converted = axis.chunks_exact_mut(len + LANES);
-    let targets = targets.map(|t| {
-        let c = converted.next().expect("T areas");
-        on_axis(t, shift, k, c, starts);
-        &*c
-    });
+    let packed = &mut packed[..len + LANES];
     let mut feed = Feed {
         states,
         targets,
-        starts,
         next: 0,
         shift: _mm256_set1_pd(f64::from(shift)),
+        start: _mm256_set1_pd(f64::from(start)),
+        floor: _mm256_set1_pd(f64::from(k)),
     };
     let limit = _mm256_set1_pd(f64::from(end));
     let mut groups = [Lanes {

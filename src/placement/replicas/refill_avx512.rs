@@ -43,19 +43,25 @@ struct Lanes<const T: usize> {
 /// The unread keys and the walk's constants.
 struct Feed<'a, const T: usize> {
     states: &'a [u64],
-    /// The targets on this walk's axis, as the bits of doubles, each
-    /// padded with [`LANES`] zeros so that every load is a whole vector.
-    targets: [&'a [u64]; T],
-    /// Each key's starting `b`, as the bits of doubles, padded alike:
-    /// plus infinity for a key already unsettled (see [`on_axis`]).
-    starts: &'a [u64],
+    /// The endings of the higher slots, as they stand in their columns.
+    targets: [&'a [u32]; T],
     next: usize,
     shift: __m512d,
+    /// The walk's starting `b`.
+    start: __m512d,
+    /// Sets of `k`, as a double: an ending below it never landed.
+    floor: __m512d,
 }
 
 impl<const T: usize> Feed<'_, T> {
     /// Loads the next keys into the `free` lanes of `lanes`, or as many as
-    /// remain, the others going idle.
+    /// remain, the others going idle. Each key's targets come onto the
+    /// walk's axis (minus `shift`) as they are loaded: an ending that
+    /// makes its key unsettled (one below `k`: a slot that never landed;
+    /// or one with [`HIT`]) becomes [`UNSETTLED`], which no landing
+    /// equals, and starts the key at plus infinity, from which the walk
+    /// stops at its first step. No NaN: some emulators (valgrind's AVX) get
+    /// the unordered compare predicates wrong.
     #[inline]
     #[target_feature(enable = "avx512f,avx512dq,avx2,fma,popcnt")]
     fn refill(&mut self, lanes: &mut Lanes<T>, free: __mmask8) {
@@ -65,21 +71,28 @@ impl<const T: usize> Feed<'_, T> {
         } else {
             (lowest_lanes(free, left), ((1u32 << left) - 1) as __mmask8)
         };
-        // SAFETY: the masked load reads only the `valid` lanes, the keys
-        // `next..next + min(left, 8)`, which lie inside `states`;
-        // masked-off lanes read nothing. Each target and start load reads
-        // the 64 bytes of a bounds-checked slice of 8 `u64`.
+        let hit = _mm512_set1_pd(f64::from(HIT));
+        let mut unsettled: __mmask8 = 0;
+        // SAFETY: the masked loads read only the `valid` lanes, the keys
+        // `next..next + min(left, 8)`, which lie inside `states` and inside
+        // each target column (as long as `states`); masked-off lanes read
+        // nothing.
         unsafe {
             let fresh = _mm512_maskz_loadu_epi64(valid, self.states.as_ptr().add(self.next).cast());
             lanes.state = _mm512_mask_expand_epi64(lanes.state, take, fresh);
             for m in 0..T {
-                let t = &self.targets[m][self.next..self.next + LANES];
-                let t = _mm512_loadu_pd(t.as_ptr().cast());
+                let column = self.targets[m].as_ptr().add(self.next);
+                let ending = _mm512_maskz_loadu_epi32(__mmask16::from(valid), column.cast());
+                let t = _mm512_cvtepu32_pd(_mm512_castsi512_si256(ending));
+                let landed = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(t, self.floor)
+                    & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(t, hit);
+                unsettled |= !landed;
+                let t = _mm512_mask_sub_pd(_mm512_set1_pd(UNSETTLED), landed, t, self.shift);
                 lanes.targets[m] = _mm512_mask_expand_pd(lanes.targets[m], take, t);
             }
-            let starts = &self.starts[self.next..self.next + LANES];
-            lanes.b = _mm512_mask_expand_pd(lanes.b, take, _mm512_loadu_pd(starts.as_ptr().cast()));
         }
+        let starts = _mm512_mask_mov_pd(self.start, unsettled, _mm512_set1_pd(f64::INFINITY));
+        lanes.b = _mm512_mask_expand_pd(lanes.b, take, starts);
         let positions = _mm512_add_epi64(
             _mm512_set1_epi64(self.next as i64),
             _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7),
@@ -93,50 +106,6 @@ impl<const T: usize> Feed<'_, T> {
             lanes.targets[m] = _mm512_mask_mov_pd(lanes.targets[m], idle, _mm512_setzero_pd());
         }
         self.next += take.count_ones() as usize;
-    }
-}
-
-/// The endings of a higher slot of sets of `k` (`targets`) on a walk's
-/// axis (minus `shift`), as the bits of doubles, into the first
-/// `targets.len()` elements of `axis`. An ending that makes its key
-/// unsettled (one below `k`: a slot that never landed; or one with
-/// [`HIT`]) becomes [`UNSETTLED`], which no landing equals, and sets the
-/// key's start in `starts` to plus infinity, from which the walk stops at
-/// its first step. No NaN: some emulators (valgrind's AVX) get the
-/// unordered compare predicates wrong.
-#[inline]
-#[target_feature(enable = "avx512f,avx512dq,avx2,fma,popcnt")]
-fn on_axis(targets: &[u32], shift: u32, k: u32, axis: &mut [u64], starts: &mut [u64]) {
-    let full = targets.len() / LANES * LANES;
-    let by = _mm512_set1_pd(f64::from(shift));
-    let (floor, hit) = (_mm512_set1_pd(f64::from(k)), _mm512_set1_pd(f64::from(HIT)));
-    for ((t, a), s) in targets[..full]
-        .chunks_exact(LANES)
-        .zip(axis.chunks_exact_mut(LANES))
-        .zip(starts.chunks_exact_mut(LANES))
-    {
-        // SAFETY: `t` is 8 `u32` (32 bytes, read), `a` and `s` 8 `u64`
-        // each (64 bytes, read or written), exactly what the unaligned
-        // loads and stores touch.
-        unsafe {
-            let t = _mm512_cvtepu32_pd(_mm256_loadu_si256(t.as_ptr().cast()));
-            let landed = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(t, floor)
-                & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(t, hit);
-            let t = _mm512_mask_sub_pd(_mm512_set1_pd(UNSETTLED), landed, t, by);
-            _mm512_storeu_pd(a.as_mut_ptr().cast(), t);
-            let start = _mm512_loadu_pd(s.as_ptr().cast());
-            let start = _mm512_mask_mov_pd(_mm512_set1_pd(f64::INFINITY), landed, start);
-            _mm512_storeu_pd(s.as_mut_ptr().cast(), start);
-        }
-    }
-    // The last few as a whole vector from a padded copy (the areas have
-    // room), rather than a loop that LLVM turns into masked stores.
-    let rest = &targets[full..];
-    if !rest.is_empty() {
-        let mut last = [0u32; LANES];
-        last[..rest.len()].copy_from_slice(rest);
-        let tail = full..full + LANES;
-        on_axis(&last, shift, k, &mut axis[tail.clone()], &mut starts[tail]);
     }
 }
 
@@ -172,29 +141,20 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
 ) {
     let len = states.len();
     debug_assert_eq!(out.len(), len);
-    // Every store of a whole vector of answers starts below `len`. The
-    // keys' starts and targets follow, made once rather than at every
-    // refill. Grown, never cleared: every element read is written first
-    // (the lanes past the keys take no target and retire no ending).
-    let area = (T + 2) * (len + LANES);
-    if packed.len() < area {
-        packed.resize(area, 0);
+    debug_assert!(targets.iter().all(|t| t.len() == len));
+    // Every store of a whole vector of answers starts below `len`. Grown,
+    // never cleared: every element read is written first.
+    if packed.len() < len + LANES {
+        packed.resize(len + LANES, 0);
     }
-    let (packed, rest) = packed[..area].split_at_mut(len + LANES);
-    let (starts, axis) = rest.split_at_mut(len + LANES);
-    starts.fill(f64::from(start).to_bits());
-    let mut converted = axis.chunks_exact_mut(len + LANES);
-    let targets = targets.map(|t| {
-        let c = converted.next().expect("T areas");
-        on_axis(t, shift, k, c, starts);
-        &*c
-    });
+    let packed = &mut packed[..len + LANES];
     let mut feed = Feed {
         states,
         targets,
-        starts,
         next: 0,
         shift: _mm512_set1_pd(f64::from(shift)),
+        start: _mm512_set1_pd(f64::from(start)),
+        floor: _mm512_set1_pd(f64::from(k)),
     };
     let limit = _mm512_set1_pd(f64::from(end));
     let mut groups = [Lanes {

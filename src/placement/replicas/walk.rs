@@ -32,7 +32,7 @@ pub(super) fn on_axis(e: u32, shift: u32, k: u32) -> Option<u32> {
 
 /// The target of a refilling walk on the lanes whose ending makes its key
 /// unsettled: below every landing, so that none equals it (the walk does
-/// not start for that key anyway: see `refill_avx512::on_axis`).
+/// not start for that key anyway: see `refill_avx512`'s refill).
 #[cfg(target_arch = "x86_64")]
 pub(super) const UNSETTLED: f64 = -2.0;
 
