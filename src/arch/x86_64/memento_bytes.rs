@@ -107,9 +107,9 @@ mod tests {
     use crate::placement::memento::span::span;
 
     /// Every length to 300 (on the lanes to [`MAX_LEN`], alone past it)
-    /// and keys too long for a span,
-    /// from every start modulo 8, in vectors of mixed lengths and random
-    /// seeds, and in data of under 8 bytes: `xxhash_rust`'s XXH64.
+    /// and keys too long for a span, from every start modulo 8, in vectors
+    /// of mixed lengths and random seeds, and in data of under 8 bytes:
+    /// `xxhash_rust`'s XXH64.
     #[test]
     fn seeded_rehashes_are_xxh64() {
         if crate::Kernel::avx512().is_none() {

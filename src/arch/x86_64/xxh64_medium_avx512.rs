@@ -1,10 +1,11 @@
 //! XXH64 with seed 0 of keys of 17 to [`MAX_LEN`] bytes on AVX-512's 8
 //! lanes: Memento's byte-key pre-hash past the short keys that
 //! `xxh3_avx512` takes; and with a seed per lane of keys of 0 to
-//! [`MAX_LEN`] bytes, Memento's rehashes of byte keys ([`seeded`]). XXH64 multiplies only 64-bit words by constants,
-//! which AVX-512DQ does in one instruction, so the lanes beat the key-by-key
-//! loop here (XXH3 over 16 bytes needs 128-bit products, which the lanes
-//! build from four 32-bit ones: slower than one key at a time).
+//! [`MAX_LEN`] bytes, Memento's rehashes of byte keys ([`seeded`]). XXH64
+//! multiplies only 64-bit words by constants, which AVX-512DQ does in one
+//! instruction, so the lanes beat the key-by-key loop here (XXH3 over 16
+//! bytes needs 128-bit products, which the lanes build from four 32-bit
+//! ones: slower than one key at a time).
 //!
 //! The specification's steps, each applied to the lanes whose length
 //! takes it and skipped when none does: 32-byte stripes into four

@@ -22,8 +22,8 @@
 //!
 //! This is the lookup of the module documentation step for step, so the
 //! answers are [`super::Memento::bucket`]'s. The rehash is the caller's:
-//! XXH64 of a u64 key's 8 bytes, or of a byte key's bytes
-//! found by its position in the block.
+//! XXH64 of a u64 key's 8 bytes, or of a byte key's bytes, found by the
+//! span the rounds carry in place of its key (`super::span`).
 
 use core::hint::select_unpredictable as select;
 
