@@ -80,8 +80,10 @@ lint:
 	# --workspace commands never build PyO3 (an extension module links no
 	# libpython, and cross builds would need a target interpreter).
 	cd bindings/python && $(CARGO) fmt -- --check && $(CARGO) clippy --all-targets -- -D warnings
-	# The Python package, its tests and benchmarks: no undefined or unused names.
-	python3 -m ruff check --select E9,F bindings/python examples/python
+	# The Python package, its tests and benchmarks: no undefined or unused
+	# names, and ruff's formatting (ruff.toml).
+	python3 -m ruff check bindings/python examples/python
+	python3 -m ruff format --check bindings/python examples/python
 
 # include/jumpshard.h is generated from the C ABI crate and checked in;
 # `make header` regenerates it, `make check-header` fails if it is stale.

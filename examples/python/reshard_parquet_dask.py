@@ -34,7 +34,12 @@ def generate(root: str, files: int = 8, per_file: int = 100_000) -> str:
 def main() -> None:
     if len(sys.argv) not in (5, 6):
         sys.exit(__doc__)
-    src, from_buckets, to_buckets, dst = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+    src, from_buckets, to_buckets, dst = (
+        sys.argv[1],
+        int(sys.argv[2]),
+        int(sys.argv[3]),
+        sys.argv[4],
+    )
     if src == "--generate":
         src = generate(dst + ".src")
     if len(sys.argv) == 6:

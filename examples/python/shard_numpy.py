@@ -1,7 +1,7 @@
 """Shard numpy keys with jumpshard, then plan growing from 10 to 12 shards.
 
-    pip install ./bindings/python
-    python examples/python/shard_numpy.py
+pip install ./bindings/python
+python examples/python/shard_numpy.py
 """
 
 import numpy as np

@@ -69,7 +69,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import jumpshard.arrow as ja
-from engines_report import check, derive, fastest, figure1, lscpu, markdown, seconds_per_key, versions
+from engines_report import (
+    check,
+    derive,
+    fastest,
+    figure1,
+    lscpu,
+    markdown,
+    seconds_per_key,
+    versions,
+)
 from engines_runners import CLI, ENGINES, FROM, PACKAGES, ROOT, TO, WRITERS, Engine
 
 SEED = 2026
@@ -83,7 +92,11 @@ def dataset(root: pathlib.Path, keys: int, files: int) -> pathlib.Path:
     keys, written unless a matching one is already there."""
     src, manifest = root / "keys", root / "keys.json"
     wanted = {"keys": keys, "files": files, "seed": SEED}
-    if manifest.exists() and json.loads(manifest.read_text()) == wanted and len(list(src.glob("*.parquet"))) == files:
+    if (
+        manifest.exists()
+        and json.loads(manifest.read_text()) == wanted
+        and len(list(src.glob("*.parquet"))) == files
+    ):
         print(f"# reusing {src}")
         return src
     shutil.rmtree(src, ignore_errors=True)
@@ -112,7 +125,9 @@ def warm_page_cache(src: pathlib.Path) -> None:
 # module) travels to workers by value.
 
 
-def _noop_moves(data: Any, before: ja.Cluster, after: ja.Cluster, *, column: str = "key", **_: Any) -> pa.Table:
+def _noop_moves(
+    data: Any, before: ja.Cluster, after: ja.Cluster, *, column: str = "key", **_: Any
+) -> pa.Table:
     """Stands in for ``jumpshard.arrow.moves``: the first sixth of the rows
     (the share 10 -> 12 moves), with made-up buckets spread like the real
     ones, in the real schema, so that the engine writes as much data into
@@ -146,7 +161,9 @@ def _stand_in(engine: str, on: bool) -> None:
 # ---------------------------------------------------------------- one engine, in its own process
 
 
-def timed(engine: Engine, variant: str, src: pathlib.Path, out: pathlib.Path, keep: bool) -> Dict[str, Any]:
+def timed(
+    engine: Engine, variant: str, src: pathlib.Path, out: pathlib.Path, keep: bool
+) -> Dict[str, Any]:
     """{seconds, result} of one variant; its output deleted unless ``keep``."""
     call = getattr(engine, variant)
     start = time.perf_counter()
@@ -199,8 +216,19 @@ def run_child(args: argparse.Namespace, engine: str, workers: int) -> Dict[str, 
     logs.mkdir(exist_ok=True)
     result, log = logs / f"{engine}-w{workers}.json", logs / f"{engine}-w{workers}.log"
     result.unlink(missing_ok=True)
-    command = [sys.executable, __file__, "--child", engine, "--workers", str(workers), "--result", str(result)]
-    command += ["--data", args.data, "--repeat", str(args.repeat)] + (["--keep"] if args.keep else [])
+    command = [
+        sys.executable,
+        __file__,
+        "--child",
+        engine,
+        "--workers",
+        str(workers),
+        "--result",
+        str(result),
+    ]
+    command += ["--data", args.data, "--repeat", str(args.repeat)] + (
+        ["--keep"] if args.keep else []
+    )
     env = dict(os.environ, **ENGINES[engine].environment(workers))
     with open(log, "w") as f:
         done = subprocess.run(command, stdout=f, stderr=subprocess.STDOUT, env=env)
@@ -212,16 +240,35 @@ def run_child(args: argparse.Namespace, engine: str, workers: int) -> Dict[str, 
 
 def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     summary = "\n\n".join(__doc__.split("\n\n")[:2])
-    parser = argparse.ArgumentParser(description=summary, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--keys", type=lambda s: int(float(s)), default=5 * 10**7, help="keys in the dataset (default 5e7)")
+    parser = argparse.ArgumentParser(
+        description=summary, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--keys",
+        type=lambda s: int(float(s)),
+        default=5 * 10**7,
+        help="keys in the dataset (default 5e7)",
+    )
     parser.add_argument("--files", type=int, default=16, help="Parquet files (default 16)")
-    parser.add_argument("--data", default=str(ROOT / "target" / "bench-engines"), help="dataset and outputs (default target/bench-engines)")
-    parser.add_argument("--engines", default=",".join(ENGINES), help="comma-separated, of " + ", ".join(ENGINES))
-    parser.add_argument("--workers", default="1,2", help="comma-separated worker counts (default 1,2)")
-    parser.add_argument("--repeat", type=int, default=1, help="runs of each variant; the fastest counts")
+    parser.add_argument(
+        "--data",
+        default=str(ROOT / "target" / "bench-engines"),
+        help="dataset and outputs (default target/bench-engines)",
+    )
+    parser.add_argument(
+        "--engines", default=",".join(ENGINES), help="comma-separated, of " + ", ".join(ENGINES)
+    )
+    parser.add_argument(
+        "--workers", default="1,2", help="comma-separated worker counts (default 1,2)"
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs of each variant; the fastest counts"
+    )
     parser.add_argument("--json", help="write every measurement and figure to this file")
     parser.add_argument("--markdown", help="write the table to this file")
-    parser.add_argument("--keep", action="store_true", help="keep the outputs under DATA/out (until the next run)")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the outputs under DATA/out (until the next run)"
+    )
     parser.add_argument("--child", choices=list(ENGINES), help=argparse.SUPPRESS)
     parser.add_argument("--result", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -246,7 +293,9 @@ def available(names: List[str]) -> Tuple[List[str], Dict[str, str]]:
     return engines, skipped
 
 
-def run_all(args: argparse.Namespace, engines: List[str], workers: List[int]) -> Tuple[Dict[str, Dict[int, Dict]], Dict[str, str]]:
+def run_all(
+    args: argparse.Namespace, engines: List[str], workers: List[int]
+) -> Tuple[Dict[str, Dict[int, Dict]], Dict[str, str]]:
     """({engine: {workers: runs}}, {engine and workers: error}), each
     engine reported as it finishes."""
     measured: Dict[str, Dict[int, Dict]] = {}
@@ -261,7 +310,9 @@ def run_all(args: argparse.Namespace, engines: List[str], workers: List[int]) ->
                 print(f"# {name}: FAILED: {error}", file=sys.stderr)
                 continue
             measured.setdefault(engine, {})[w] = runs
-            times = ", ".join(f"{variant} {run['seconds']:.3g} s" for variant, run in fastest(runs).items())
+            times = ", ".join(
+                f"{variant} {run['seconds']:.3g} s" for variant, run in fastest(runs).items()
+            )
             print(f"# {name}: {times}", flush=True)
     return measured, failed
 
@@ -308,7 +359,13 @@ def main() -> None:
     if args.markdown:
         pathlib.Path(args.markdown).write_text(table)
     if args.json:
-        report = {"environment": env, "rows": rows, "runs": measured, "skipped": skipped, "failed": failed}
+        report = {
+            "environment": env,
+            "rows": rows,
+            "runs": measured,
+            "skipped": skipped,
+            "failed": failed,
+        }
         pathlib.Path(args.json).write_text(json.dumps(report, indent=1, default=str))
 
 

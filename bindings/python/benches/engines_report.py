@@ -29,9 +29,16 @@ SAMPLE_ROWS = 1 << 22
 
 def lscpu() -> Dict[str, str]:
     """lscpu's model name, family, model and hypervisor."""
-    fields = {"Model name": "model_name", "CPU family": "family", "Model": "model", "Hypervisor vendor": "hypervisor"}
+    fields = {
+        "Model name": "model_name",
+        "CPU family": "family",
+        "Model": "model",
+        "Hypervisor vendor": "hypervisor",
+    }
     try:
-        lines = subprocess.run(["lscpu"], check=True, capture_output=True, text=True).stdout.splitlines()
+        lines = subprocess.run(
+            ["lscpu"], check=True, capture_output=True, text=True
+        ).stdout.splitlines()
     except (OSError, subprocess.CalledProcessError):
         return {"model_name": platform.processor() or platform.machine()}
     found = dict(line.split(":", 1) for line in lines if ":" in line)
@@ -46,7 +53,9 @@ def versions(engines: List[str]) -> Dict[str, str]:
     }
     for engine in engines:
         if engine == "cli":
-            found["cli"] = subprocess.run([str(CLI), "--version"], capture_output=True, text=True).stdout.split()[-1]
+            found["cli"] = subprocess.run(
+                [str(CLI), "--version"], capture_output=True, text=True
+            ).stdout.split()[-1]
         for package in PACKAGES.get(engine, ()):
             found[package] = importlib.metadata.version(package)
         if engine == "spark":
@@ -101,18 +110,34 @@ def fastest(runs: Dict[str, List[Dict[str, Any]]]) -> Dict[str, Dict[str, Any]]:
     return {variant: min(tries, key=lambda r: r["seconds"]) for variant, tries in runs.items()}
 
 
-def derive(measured: Dict[str, Dict[int, Dict]], keys: int, per_key: Dict[str, float], fig1: Optional[float]) -> List[Dict[str, Any]]:
+def derive(
+    measured: Dict[str, Dict[int, Dict]],
+    keys: int,
+    per_key: Dict[str, float],
+    fig1: Optional[float],
+) -> List[Dict[str, Any]]:
     """One row per engine and worker count: the figures of the table."""
-    rate = {(e, w): keys / fastest(runs)["plan"]["seconds"] for e, by_w in measured.items() for w, runs in by_w.items()}
+    rate = {
+        (e, w): keys / fastest(runs)["plan"]["seconds"]
+        for e, by_w in measured.items()
+        for w, runs in by_w.items()
+    }
     rows = []
     for engine, by_workers in measured.items():
         for workers, runs in by_workers.items():
             best = fastest(runs)
             seconds = {variant: run["seconds"] for variant, run in best.items()}
             wall, kps = seconds["plan"], rate[engine, workers]
-            row: Dict[str, Any] = {"engine": engine, "workers": workers, "seconds": seconds, "keys_per_s": kps}
+            row: Dict[str, Any] = {
+                "engine": engine,
+                "workers": workers,
+                "seconds": seconds,
+                "keys_per_s": kps,
+            }
             row["per_worker"] = kps / workers
-            row["vs_1_worker"] = kps / rate[engine, 1] if workers != 1 and (engine, 1) in rate else None
+            row["vs_1_worker"] = (
+                kps / rate[engine, 1] if workers != 1 and (engine, 1) in rate else None
+            )
             if engine == "cli":
                 row["split"] = {"read+plan": seconds["nowrite"], "write": wall - seconds["nowrite"]}
                 row["job_over_noop"] = None
@@ -137,7 +162,10 @@ def check(rows: List[Dict[str, Any]], measured: Dict[str, Dict[int, Dict]], keys
     the code that plans, so noop measured the job)."""
     problems = []
     if len({row["moved"] for row in rows}) > 1:
-        problems.append("engines disagree on the moves: " + ", ".join(f"{r['engine']} w{r['workers']} {r['moved']}" for r in rows))
+        problems.append(
+            "engines disagree on the moves: "
+            + ", ".join(f"{r['engine']} w{r['workers']} {r['moved']}" for r in rows)
+        )
     for engine, by_workers in measured.items():
         for workers, runs in by_workers.items():
             name = f"{engine} with {workers} workers"
@@ -146,7 +174,9 @@ def check(rows: List[Dict[str, Any]], measured: Dict[str, Dict[int, Dict]], keys
                 problems.append(f"{name} read {read[0]} rows, not {keys}")
             planned = {run["result"]["moved"] for run in runs["plan"]}
             if any(run["result"]["moved"] in planned for run in runs.get("noop", [])):
-                problems.append(f"{name}: the no-op moved what the plan moves; it did not stand in for jumpshard")
+                problems.append(
+                    f"{name}: the no-op moved what the plan moves; it did not stand in for jumpshard"
+                )
     return problems
 
 
@@ -168,7 +198,9 @@ def markdown(rows: List[Dict[str, Any]], env: Dict[str, Any]) -> str:
         f"{FROM} -> {TO}, best of {env['repeat']}."
         + (f" Figure 1 (C++, one thread, N={FROM}): {fig1 / 1e6:.1f} Mkeys/s." if fig1 else ""),
         "",
-        "Versions: " + ", ".join(f"{name} {version}" for name, version in env["versions"].items()) + ".",
+        "Versions: "
+        + ", ".join(f"{name} {version}" for name, version in env["versions"].items())
+        + ".",
         "",
         "| engine | workers | Mkeys/s | per worker | vs 1 worker | read s | plan s | write s "
         "| jumpshard share | job / no-op | vs CLI | worker vs Figure 1 |",
@@ -177,7 +209,9 @@ def markdown(rows: List[Dict[str, Any]], env: Dict[str, Any]) -> str:
     for row in rows:
         split = row["split"]
         read = f"{split['read+plan']:.3g}*" if "read+plan" in split else f"{split['read']:.3g}"
-        share = f"{row['share']:.0%}" + (f" (tasks {row['task_share']:.0%})" if row["task_share"] is not None else "")
+        share = f"{row['share']:.0%}" + (
+            f" (tasks {row['task_share']:.0%})" if row["task_share"] is not None else ""
+        )
         lines.append(
             f"| {row['engine']} | {row['workers']} | {row['keys_per_s'] / 1e6:.3g} | {row['per_worker'] / 1e6:.3g} "
             f"| {cell(row['vs_1_worker'], '.2f')} | {read} | {cell(split.get('plan'), '.3g')} | {split['write']:.3g} "

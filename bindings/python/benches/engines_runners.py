@@ -25,7 +25,12 @@ CLI = ROOT / "target" / "release" / "jumpshard"
 FROM, TO = 10, 12
 #: The packages each engine needs (module and distribution names alike),
 #: whose versions the report gives.
-PACKAGES = {"spark": ("pyspark",), "dask": ("dask", "distributed"), "polars": ("polars",), "ray": ("ray",)}
+PACKAGES = {
+    "spark": ("pyspark",),
+    "dask": ("dask", "distributed"),
+    "polars": ("polars",),
+    "ray": ("ray",),
+}
 
 
 class Engine:
@@ -84,14 +89,18 @@ class Cli(Engine):
     def _reshard(self, src: pathlib.Path, *output: str) -> Dict[str, Any]:
         command = [str(CLI), "reshard", "--from", str(FROM), "--to", str(TO), "--column", "key"]
         command += ["--threads", str(self.workers), "--json", *output, str(src)]
-        return json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+        return json.loads(
+            subprocess.run(command, check=True, capture_output=True, text=True).stdout
+        )
 
     def nowrite(self, src: pathlib.Path) -> Dict[str, Any]:
         return self._reshard(src)
 
     def plan(self, src: pathlib.Path, out: pathlib.Path) -> Dict[str, Any]:
         out.mkdir(parents=True)
-        return self._reshard(src, "--output", str(out / "moves.parquet"), "--output-format", "parquet")
+        return self._reshard(
+            src, "--output", str(out / "moves.parquet"), "--output-format", "parquet"
+        )
 
 
 class Spark(Engine):
@@ -167,7 +176,11 @@ class Dask(Engine):
 
         _, files = ja.parquet_files(str(src))
         meta = pd.DataFrame({"rows": pd.Series([], dtype="int64")})
-        return int(dd.from_map(_file_rows, files, meta=meta, enforce_metadata=False).compute()["rows"].sum())
+        return int(
+            dd.from_map(_file_rows, files, meta=meta, enforce_metadata=False)
+            .compute()["rows"]
+            .sum()
+        )
 
     def stand_in(self, on: bool) -> None:
         # A task is a jumpshard.dask class, pickled by name: its `ja` is the
@@ -194,7 +207,9 @@ class Polars(Engine):
 
         # col.count(), not len(): that one is answered from the footers.
         _, files = ja.parquet_files(str(src))
-        return pl.scan_parquet(files).select(pl.col("key").count()).collect(engine="streaming").item()
+        return (
+            pl.scan_parquet(files).select(pl.col("key").count()).collect(engine="streaming").item()
+        )
 
 
 def _batch_rows(batch: pa.Table) -> pa.Table:
@@ -223,8 +238,13 @@ class Ray(Engine):
         # Counted in tasks, as the job plans: Ray answers count() from the
         # footers, and its sum() adds an aggregation (a second, at any size).
         ds = ray.data.read_parquet(str(src)).select_columns(["key"])
-        counted = ds.map_batches(_batch_rows, batch_format="pyarrow", batch_size=jumpshard.ray.BATCH_ROWS)
-        return sum(pc.sum(counts["rows"]).as_py() for counts in counted.iter_batches(batch_format="pyarrow", batch_size=None))
+        counted = ds.map_batches(
+            _batch_rows, batch_format="pyarrow", batch_size=jumpshard.ray.BATCH_ROWS
+        )
+        return sum(
+            pc.sum(counts["rows"]).as_py()
+            for counts in counted.iter_batches(batch_format="pyarrow", batch_size=None)
+        )
 
 
 ENGINES = {engine.name: engine for engine in (Cli, Spark, Dask, Polars, Ray)}

@@ -33,8 +33,12 @@ def staging(fs: Any, dst: str) -> Iterator[str]:
     try:
         yield temporary
         if fs.exists(dst):
-            raise FileExistsError(f"{dst} appeared while it was written: the result is not moved over it")
-        if getattr(fs, "protocol", None) in ("file", ("file", "local")) or "file" in getattr(fs, "protocol", ()):
+            raise FileExistsError(
+                f"{dst} appeared while it was written: the result is not moved over it"
+            )
+        if getattr(fs, "protocol", None) in ("file", ("file", "local")) or "file" in getattr(
+            fs, "protocol", ()
+        ):
             os.rename(temporary, dst)
         else:
             fs.mv(temporary, dst, recursive=True)
@@ -43,7 +47,13 @@ def staging(fs: Any, dst: str) -> Iterator[str]:
         raise
 
 
-def discard(exists: Callable[[], bool], remove: Callable[[], Any], quiet: float = 0.1, checks: int = 3, patience: float = 30.0) -> bool:
+def discard(
+    exists: Callable[[], bool],
+    remove: Callable[[], Any],
+    quiet: float = 0.1,
+    checks: int = 3,
+    patience: float = 30.0,
+) -> bool:
     """Removes a failed run's staging directory (``exists`` and ``remove``
     test and delete it) even while tasks of that run still write into it:
     a removal that fails (a file appeared: "Directory not empty") or that a
@@ -68,7 +78,9 @@ def discard(exists: Callable[[], bool], remove: Callable[[], Any], quiet: float 
     return True
 
 
-def parquet_files(src: str, storage_options: Optional[Dict[str, Any]] = None) -> Tuple[Any, List[str]]:
+def parquet_files(
+    src: str, storage_options: Optional[Dict[str, Any]] = None
+) -> Tuple[Any, List[str]]:
     """(the fsspec filesystem, the Parquet files of ``src``): ``src`` itself
     when it is a file, else every file under it, recursively and sorted,
     but for hidden and ``_``-prefixed names (``_SUCCESS``, ``.crc``,
@@ -106,8 +118,17 @@ def locate(
         with fs.open(path, "rb") as f:
             reader = pq.ParquetFile(f)
             if column not in reader.schema_arrow.names:
-                raise KeyError(f"no column {column!r} in file {path}; its columns are {', '.join(reader.schema_arrow.names)}")
+                raise KeyError(
+                    f"no column {column!r} in file {path}; its columns are {', '.join(reader.schema_arrow.names)}"
+                )
             offset = 0
             for batch in reader.iter_batches(columns=[column]):
-                keys(batch.column(0), column=column, key_type=key_type, nulls=nulls, where=f"file {path}", offset=offset)
+                keys(
+                    batch.column(0),
+                    column=column,
+                    key_type=key_type,
+                    nulls=nulls,
+                    where=f"file {path}",
+                    offset=offset,
+                )
                 offset += batch.num_rows

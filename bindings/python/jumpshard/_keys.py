@@ -68,10 +68,14 @@ def _as_arrow(array: object) -> Union[pa.Array, pa.ChunkedArray]:
         try:
             return pa.array(array, pa.uint64())
         except (pa.ArrowException, OverflowError, TypeError) as error:
-            raise ValueError(f"keys given as a list must be ints from 0 to 2**64-1 ({error})") from None
+            raise ValueError(
+                f"keys given as a list must be ints from 0 to 2**64-1 ({error})"
+            ) from None
     if isinstance(array, np.ndarray):
         if array.ndim != 1:
-            raise ValueError(f"keys must be 1-D, got {array.ndim} dimension(s) (shape {array.shape})")
+            raise ValueError(
+                f"keys must be 1-D, got {array.ndim} dimension(s) (shape {array.shape})"
+            )
         return pa.array(array)
     if hasattr(array, "__arrow_c_stream__"):
         return pa.chunked_array(array)
@@ -98,13 +102,17 @@ def _row(offset: int, rows: Optional[np.ndarray], i: int) -> int:
     return offset + (int(rows[i]) if rows is not None else i)
 
 
-def _decimal_bits(array: pa.Array, column: str, where: str, offset: int, rows: Optional[np.ndarray]) -> np.ndarray:
+def _decimal_bits(
+    array: pa.Array, column: str, where: str, offset: int, rows: Optional[np.ndarray]
+) -> np.ndarray:
     if pa.types.is_decimal128(array.type) and array.type.scale == 0 and sys.byteorder == "little":
         # A decimal128 is a 128-bit two's complement integer; a whole number
         # from 0 to 2**64-1 is one whose high 64 bits are zero, and its low
         # 64 bits are the key. Four times faster than Arrow's checked cast,
         # which Spark's decimal(20,0) keys would otherwise all go through.
-        words = np.frombuffer(array.buffers()[1], dtype=np.uint64, count=2 * (array.offset + len(array)))
+        words = np.frombuffer(
+            array.buffers()[1], dtype=np.uint64, count=2 * (array.offset + len(array))
+        )
         words = words[2 * array.offset :]
         if not words[1::2].any():
             return np.ascontiguousarray(words[0::2])
@@ -152,7 +160,9 @@ def _integer_bits(
     return array.cast(pa.uint64()).to_numpy(zero_copy_only=False)
 
 
-def _bits(array: pa.Array, column: str, where: str, offset: int, rows: Optional[np.ndarray], key_type: str) -> np.ndarray:
+def _bits(
+    array: pa.Array, column: str, where: str, offset: int, rows: Optional[np.ndarray], key_type: str
+) -> np.ndarray:
     """The 64-bit keys of a null-free array (``rows``: the rows of its values
     in the caller's data, when nulls were set aside)."""
     t = array.type
@@ -172,9 +182,13 @@ def _bits(array: pa.Array, column: str, where: str, offset: int, rows: Optional[
     )
     if key_type == "bytes" or is_bytes:
         if not is_bytes:
-            raise TypeError(f"column {column!r}{_place(where)}: {t} is not binary or string (key_type='bytes')")
+            raise TypeError(
+                f"column {column!r}{_place(where)}: {t} is not binary or string (key_type='bytes')"
+            )
         if key_type not in ("auto", "bytes"):
-            raise TypeError(f"column {column!r}{_place(where)}: {t} holds byte strings; use key_type='bytes' or 'auto'")
+            raise TypeError(
+                f"column {column!r}{_place(where)}: {t} holds byte strings; use key_type='bytes' or 'auto'"
+            )
         return jumpshard.prehash(array)
     if pa.types.is_integer(t):
         return _integer_bits(array, column, where, offset, rows, key_type)

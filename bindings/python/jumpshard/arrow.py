@@ -97,7 +97,9 @@ def buckets(
     ``nulls="keep"``): an Arrow array, or any key column ``jumpshard.batch``
     takes (a numpy array, a pandas or polars Series, a list of ints)."""
     array = _as_arrow(array)
-    bits, valid = keys(array, column=column, key_type=key_type, nulls=nulls, where=where, offset=offset)
+    bits, valid = keys(
+        array, column=column, key_type=key_type, nulls=nulls, where=where, offset=offset
+    )
     return _spread(placement(cluster).batch(bits), valid, len(array))
 
 
@@ -131,7 +133,9 @@ def _out_key(column: pa.Array, bits: np.ndarray, out_key: str, name: str) -> pa.
         return column
     t = column.type
     if not (pa.types.is_integer(t) or pa.types.is_decimal(t)):
-        raise TypeError(f"column {name!r}: {t} keys are not integers, so out_key={out_key!r} does not apply; use 'same'")
+        raise TypeError(
+            f"column {name!r}: {t} keys are not integers, so out_key={out_key!r} does not apply; use 'same'"
+        )
     if out_key == "int64":
         return pa.array(bits.view(np.int64))
     return pa.array(bits).cast(_OUT_TYPES[out_key])
@@ -164,11 +168,15 @@ def moves(
     before, after = placement(before, "from"), placement(after, "to")
     data = _as_table(data)
     if column not in data.schema.names:
-        raise KeyError(f"no column {column!r}{_place(where)}; the columns are {', '.join(data.schema.names)}")
+        raise KeyError(
+            f"no column {column!r}{_place(where)}; the columns are {', '.join(data.schema.names)}"
+        )
     key_column = _combined(data.column(column))
     others = [f for f in data.schema if f.name != column] if keep_columns else []
     schema = moves_schema(key_column.type, before, after, others, out_key)
-    bits, valid = keys(key_column, column=column, key_type=key_type, nulls=nulls, where=where, offset=offset)
+    bits, valid = keys(
+        key_column, column=column, key_type=key_type, nulls=nulls, where=where, offset=offset
+    )
     moving, from_, to = _plan(bits, before, after, replicas)
     if valid is not None:
         # Positions among the keyed rows -> rows of `data`, null keys merged in.
@@ -177,7 +185,9 @@ def moves(
         take = np.concatenate([rows[moving], null_rows])
         order = np.argsort(take, kind="stable")
         take = take[order]
-        is_null = np.concatenate([np.zeros(len(moving), bool), np.ones(len(null_rows), bool)])[order]
+        is_null = np.concatenate([np.zeros(len(moving), bool), np.ones(len(null_rows), bool)])[
+            order
+        ]
         from_ = np.concatenate([from_, np.zeros(len(null_rows), np.int32)])[order]
         to = np.concatenate([to, np.zeros(len(null_rows), np.int32)])[order]
         from_col = pa.array(from_, mask=is_null)
@@ -207,9 +217,15 @@ def _as_table(data: Any) -> Union[pa.Table, pa.RecordBatch]:
     anything Arrow reads as one (a pandas or polars DataFrame)."""
     if isinstance(data, (pa.Table, pa.RecordBatch)):
         return data
-    if hasattr(data, "__arrow_c_stream__") or hasattr(data, "__arrow_c_array__") or type(data).__module__.startswith("pandas"):
+    if (
+        hasattr(data, "__arrow_c_stream__")
+        or hasattr(data, "__arrow_c_array__")
+        or type(data).__module__.startswith("pandas")
+    ):
         return pa.table(data)
-    raise TypeError(f"data must be a pyarrow Table or RecordBatch, or a pandas or polars DataFrame, not {type(data).__name__}")
+    raise TypeError(
+        f"data must be a pyarrow Table or RecordBatch, or a pandas or polars DataFrame, not {type(data).__name__}"
+    )
 
 
 def _fill(values: np.ndarray, where: np.ndarray) -> np.ndarray:
@@ -219,7 +235,9 @@ def _fill(values: np.ndarray, where: np.ndarray) -> np.ndarray:
     return out
 
 
-def _plan(bits: np.ndarray, before: Placement, after: Placement, k: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _plan(
+    bits: np.ndarray, before: Placement, after: Placement, k: int
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(positions, from, to) of the moves of ``bits``; a position repeats
     when several replicas of its key move."""
     # Checked first (True is no count), and bounded by the placement itself,
@@ -252,11 +270,15 @@ def _plan(bits: np.ndarray, before: Placement, after: Placement, k: int) -> Tupl
     return rows_[order].astype(np.int64), np.concatenate(from_)[order], np.concatenate(to)[order]
 
 
-def _identities(before: Placement, after: Placement, old: np.ndarray, new: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+def _identities(
+    before: Placement, after: Placement, old: np.ndarray, new: np.ndarray
+) -> Tuple[np.ndarray, np.ndarray]:
     """Comparable identities of the members of two sets of replica sets:
     bucket numbers, or node names (as codes) for node tables."""
     if (before.nodes is None) != (after.nodes is None):
-        raise TypeError("replica moves compare two node tables, or two clusters of numbered buckets")
+        raise TypeError(
+            "replica moves compare two node tables, or two clusters of numbered buckets"
+        )
     if before.nodes is None:
         return old, new
     codes: Dict[str, int] = {}
@@ -272,7 +294,12 @@ def per_destination(to: Union[pa.Array, pa.ChunkedArray, np.ndarray]) -> Dict[in
     return dict(sorted((int(b), int(n)) for b, n in pairs if b is not None))
 
 
-def summary(keys: int, counts: Dict[Any, int], before: Union[Cluster, Placement], after: Union[Cluster, Placement]) -> Dict[str, Any]:
+def summary(
+    keys: int,
+    counts: Dict[Any, int],
+    before: Union[Cluster, Placement],
+    after: Union[Cluster, Placement],
+) -> Dict[str, Any]:
     """The summary of the CLI's ``reshard --json`` that every engine's
     ``reshard_parquet`` returns, from the number of keys and the moves per
     destination (``None`` for null keys kept): ``keys``, ``moved``,

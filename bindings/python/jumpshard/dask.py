@@ -67,15 +67,38 @@ class _Moves:
     """The per-partition function of ``moves`` (a class, so that Dask pickles
     the checked placements once per task)."""
 
-    def __init__(self, before: ja.Placement, after: ja.Placement, column: str, others: Sequence[str], options: Dict[str, Any]):
-        self.before, self.after, self.column, self.others, self.options = before, after, column, others, options
+    def __init__(
+        self,
+        before: ja.Placement,
+        after: ja.Placement,
+        column: str,
+        others: Sequence[str],
+        options: Dict[str, Any],
+    ):
+        self.before, self.after, self.column, self.others, self.options = (
+            before,
+            after,
+            column,
+            others,
+            options,
+        )
 
-    def __call__(self, part: pd.DataFrame, partition_info: Optional[Dict[str, Any]] = None) -> pd.DataFrame:
+    def __call__(
+        self, part: pd.DataFrame, partition_info: Optional[Dict[str, Any]] = None
+    ) -> pd.DataFrame:
         self.before.check()
         self.after.check()
         where = f"Dask partition {partition_info['number']}" if partition_info else ""
         table = _arrow(part, [self.column, *self.others])
-        moving = ja.moves(table, self.before, self.after, column=self.column, keep_columns=bool(self.others), where=where, **self.options)
+        moving = ja.moves(
+            table,
+            self.before,
+            self.after,
+            column=self.column,
+            keep_columns=bool(self.others),
+            where=where,
+            **self.options,
+        )
         return _pandas(moving)
 
 
@@ -104,7 +127,9 @@ def moves(
     options = dict(key_type=key_type, nulls=nulls, out_key=out_key, replicas=replicas)
     # The empty partition gives the meta, and refuses bad types and options now.
     meta = _Moves(before, after, column, others, options)(df._meta)
-    return df.map_partitions(_Moves(before, after, column, others, options), meta=meta, enforce_metadata=False)
+    return df.map_partitions(
+        _Moves(before, after, column, others, options), meta=meta, enforce_metadata=False
+    )
 
 
 _COUNTS = pd.DataFrame(
@@ -132,7 +157,15 @@ class _ReshardFile:
     ends only once no task writes into the staging directory any more."""
 
     def __init__(
-        self, fs: Any, files: Sequence[str], out_fs: Any, root: str, before: ja.Placement, after: ja.Placement, column: str, options: Dict[str, Any]
+        self,
+        fs: Any,
+        files: Sequence[str],
+        out_fs: Any,
+        root: str,
+        before: ja.Placement,
+        after: ja.Placement,
+        column: str,
+        options: Dict[str, Any],
     ):
         self.fs, self.files, self.out_fs, self.root = fs, list(files), out_fs, root
         self.before, self.after, self.column, self.options = before, after, column, options
@@ -159,17 +192,31 @@ class _ReshardFile:
             reader = pq.ParquetFile(f)
             names = reader.schema_arrow.names
             if self.column not in names:
-                raise KeyError(f"no column {self.column!r} in file {path}; its columns are {', '.join(names)}")
+                raise KeyError(
+                    f"no column {self.column!r} in file {path}; its columns are {', '.join(names)}"
+                )
             table = reader.read(columns=[self.column])
         read = time.perf_counter()
-        moving = ja.moves(table, self.before, self.after, column=self.column, where=f"file {path}", **self.options)
+        moving = ja.moves(
+            table, self.before, self.after, column=self.column, where=f"file {path}", **self.options
+        )
         planned = time.perf_counter()
         counts = self._write(moving, index)
         written = time.perf_counter()
-        first = {"keys": table.num_rows, "read": read - start, "plan": planned - read, "write": written - planned}
-        rows = [dict(first if i == 0 else {}, to=to, moved=n) for i, (to, n) in enumerate(counts.items())]
+        first = {
+            "keys": table.num_rows,
+            "read": read - start,
+            "plan": planned - read,
+            "write": written - planned,
+        }
+        rows = [
+            dict(first if i == 0 else {}, to=to, moved=n)
+            for i, (to, n) in enumerate(counts.items())
+        ]
         frame = pd.DataFrame(rows or [dict(first, to=None, moved=0)], columns=list(_COUNTS.columns))
-        return frame.fillna({"keys": 0, "read": 0.0, "plan": 0.0, "write": 0.0}).astype(_COUNTS.dtypes.to_dict())
+        return frame.fillna({"keys": 0, "read": 0.0, "plan": 0.0, "write": 0.0}).astype(
+            _COUNTS.dtypes.to_dict()
+        )
 
     def _write(self, moving: pa.Table, index: int) -> Dict[Optional[int], int]:
         """Writes the moves grouped by destination."""
@@ -191,7 +238,9 @@ class _ReshardFile:
                 self.out_fs.mkdir(directory, create_parents=False)
             except FileExistsError:
                 pass
-            with self.out_fs.open(posixpath.join(directory, f"part-{index:05d}.parquet"), "wb") as f:
+            with self.out_fs.open(
+                posixpath.join(directory, f"part-{index:05d}.parquet"), "wb"
+            ) as f:
                 pq.write_table(group, f)
             counts[to] = n
             start += n
@@ -233,7 +282,9 @@ def reshard_parquet(
     ``dst`` is complete or absent. A bad key raises the error of
     ``jumpshard.arrow``, naming the file and row."""
     if isinstance(from_buckets, str) and not isinstance(dst, str):
-        raise TypeError("reshard_parquet(src, from_buckets, to_buckets, dst): the destination now comes last")
+        raise TypeError(
+            "reshard_parquet(src, from_buckets, to_buckets, dst): the destination now comes last"
+        )
     before, after = ja.placement(from_buckets, "from"), ja.placement(to_buckets, "to")
     options = dict(key_type=key_type, nulls=nulls, out_key=out_key, replicas=replicas)
     ja.moves(pa.table({column: pa.array([], pa.uint64())}), before, after, column=column, **options)

@@ -62,7 +62,9 @@ class JumpshardExpr:
     def __init__(self, expr: pl.Expr) -> None:
         self._expr = expr
 
-    def bucket(self, cluster: ja.Cluster, *, key_type: str = "auto", nulls: str = "error") -> pl.Expr:
+    def bucket(
+        self, cluster: ja.Cluster, *, key_type: str = "auto", nulls: str = "error"
+    ) -> pl.Expr:
         """The bucket of every key, ``Int32``; null where the key is null
         and ``nulls="keep"``."""
         placement = ja.placement(cluster)
@@ -70,13 +72,25 @@ class JumpshardExpr:
 
         def buckets(keys: pl.Series) -> pl.Series:
             placement.check()
-            found = ja.buckets(keys.to_arrow(), placement, column=keys.name, key_type=key_type, nulls=nulls, where=_WHERE)
+            found = ja.buckets(
+                keys.to_arrow(),
+                placement,
+                column=keys.name,
+                key_type=key_type,
+                nulls=nulls,
+                where=_WHERE,
+            )
             return pl.from_arrow(found)
 
         return self._expr.map_batches(buckets, return_dtype=pl.Int32, is_elementwise=True)
 
     def moved_to(
-        self, from_cluster: ja.Cluster, to_cluster: ja.Cluster, *, key_type: str = "auto", nulls: str = "error"
+        self,
+        from_cluster: ja.Cluster,
+        to_cluster: ja.Cluster,
+        *,
+        key_type: str = "auto",
+        nulls: str = "error",
     ) -> pl.Expr:
         """The bucket a key moves to when ``from_cluster`` becomes
         ``to_cluster``, ``Int32``; null where it stays (and where the key is
@@ -87,7 +101,9 @@ class JumpshardExpr:
         def moved(keys: pl.Series) -> pl.Series:
             before.check()
             after.check()
-            bits, valid = ja.keys(keys.to_arrow(), column=keys.name, key_type=key_type, nulls=nulls, where=_WHERE)
+            bits, valid = ja.keys(
+                keys.to_arrow(), column=keys.name, key_type=key_type, nulls=nulls, where=_WHERE
+            )
             new = after.batch(bits)
             to = np.zeros(len(keys), np.int32)
             stays = np.ones(len(keys), bool)  # a null key stays null
@@ -117,7 +133,14 @@ def moves(
     null keys kept with null buckets when ``nulls="keep"``. Each morsel is
     planned by ``jumpshard.arrow.moves`` (``LazyFrame.map_batches``,
     streamable); ``replicas=k`` plans replica sets of ``k`` members."""
-    options = dict(column=column, key_type=key_type, nulls=nulls, keep_columns=keep_columns, out_key=out_key, replicas=replicas)
+    options = dict(
+        column=column,
+        key_type=key_type,
+        nulls=nulls,
+        keep_columns=keep_columns,
+        out_key=out_key,
+        replicas=replicas,
+    )
     return _moves(lf, from_buckets, to_buckets, options)
 
 
@@ -140,7 +163,9 @@ def _moves(
     if not options["keep_columns"]:
         lf = lf.select(column)
     # The empty frame gives the output schema, and refuses bad types and options now.
-    empty = pl.from_arrow(ja.moves(pl.DataFrame(schema=lf.collect_schema()).to_arrow(), before, after, **options))
+    empty = pl.from_arrow(
+        ja.moves(pl.DataFrame(schema=lf.collect_schema()).to_arrow(), before, after, **options)
+    )
 
     def plan(batch: pl.DataFrame) -> pl.DataFrame:
         if failures:
@@ -188,7 +213,9 @@ def reshard_parquet(
     naming the column, the file and the row. ``replicas=k`` plans replica
     sets of ``k`` members."""
     if isinstance(from_buckets, str):
-        raise TypeError("reshard_parquet(src, from_buckets, to_buckets, out): the output comes last")
+        raise TypeError(
+            "reshard_parquet(src, from_buckets, to_buckets, out): the output comes last"
+        )
     before, after = ja.placement(from_buckets, "from"), ja.placement(to_buckets, "to")
     _options(key_type, nulls)
     ja._choice("out_key", out_key, ja.OUT_KEYS)
@@ -203,14 +230,23 @@ def reshard_parquet(
     # and the sink ends normally; after an error of Polars' own (a file of
     # another schema, say) its writers are waited for.
     failures: List[Exception] = []
-    options = dict(column=column, key_type=key_type, nulls=nulls, keep_columns=False, out_key=out_key, replicas=replicas)
+    options = dict(
+        column=column,
+        key_type=key_type,
+        nulls=nulls,
+        keep_columns=False,
+        out_key=out_key,
+        replicas=replicas,
+    )
     try:
         planned = _moves(pl.scan_parquet(urls), before, after, options, failures)
         with ja.staging(out_fs, root) as staging:
             target = out_fs.unstrip_protocol(staging)
             try:
                 if by_destination:
-                    planned.sink_parquet(pl.PartitionBy(target, key="to", include_key=False), engine="streaming")
+                    planned.sink_parquet(
+                        pl.PartitionBy(target, key="to", include_key=False), engine="streaming"
+                    )
                 else:
                     planned.sink_parquet(f"{target}/moves.parquet", engine="streaming")
             except pl.exceptions.PolarsError:
@@ -231,7 +267,10 @@ def _settle(fs: Any, root: str, quiet: float = 0.25) -> None:
     """Returns once nothing under ``root`` has changed for ``quiet`` seconds."""
     seen = None
     while True:
-        now = sorted((path, info.get("size")) for path, info in fs.find(root, withdirs=True, detail=True).items())
+        now = sorted(
+            (path, info.get("size"))
+            for path, info in fs.find(root, withdirs=True, detail=True).items()
+        )
         if now == seen:
             return
         seen = now

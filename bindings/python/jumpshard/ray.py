@@ -88,7 +88,14 @@ def buckets(
         placement.check()
         if column not in batch.column_names:
             raise KeyError(f"no column {column!r}; the columns are {', '.join(batch.column_names)}")
-        found = ja.buckets(batch.column(column), placement, column=column, key_type=key_type, nulls=nulls, where=_WHERE)
+        found = ja.buckets(
+            batch.column(column),
+            placement,
+            column=column,
+            key_type=key_type,
+            nulls=nulls,
+            where=_WHERE,
+        )
         if name in batch.column_names:
             return batch.set_column(batch.column_names.index(name), name, found)
         return batch.append_column(name, found)
@@ -119,7 +126,14 @@ def moves(
     ``k`` members."""
     before, after = ja.placement(from_buckets, "from"), ja.placement(to_buckets, "to")
     batch_rows = _count("batch_rows", batch_rows)
-    options = dict(column=column, key_type=key_type, nulls=nulls, keep_columns=keep_columns, out_key=out_key, replicas=replicas)
+    options = dict(
+        column=column,
+        key_type=key_type,
+        nulls=nulls,
+        keep_columns=keep_columns,
+        out_key=out_key,
+        replicas=replicas,
+    )
     ja.moves(_empty(ds, column), before, after, **options)
 
     def plan(batch: pa.Table) -> pa.Table:
@@ -144,7 +158,12 @@ def _task_error(error: RayError) -> Optional[Exception]:
     kind, message = found[-1]
     if kind == "KeyError" and message[:1] in ("'", '"'):
         message = ast.literal_eval(message)  # a KeyError prints the repr of its text
-    return {"ValueError": ValueError, "TypeError": TypeError, "KeyError": KeyError, "RuntimeError": RuntimeError}[kind](message)
+    return {
+        "ValueError": ValueError,
+        "TypeError": TypeError,
+        "KeyError": KeyError,
+        "RuntimeError": RuntimeError,
+    }[kind](message)
 
 
 def reshard_parquet(
@@ -176,12 +195,21 @@ def reshard_parquet(
     naming the column, the file and the row. ``replicas=k`` plans replica
     sets of ``k`` members."""
     if isinstance(from_buckets, str):
-        raise TypeError("reshard_parquet(src, from_buckets, to_buckets, out): the output comes last")
+        raise TypeError(
+            "reshard_parquet(src, from_buckets, to_buckets, out): the output comes last"
+        )
     before, after = ja.placement(from_buckets, "from"), ja.placement(to_buckets, "to")
     ja._choice("key_type", key_type, ja.KEY_TYPES)
     ja._choice("nulls", nulls, ja.NULLS)
     ja._choice("out_key", out_key, ja.OUT_KEYS)
-    ja.moves(pa.table({column: pa.array([], pa.uint64())}), before, after, column=column, out_key=out_key, replicas=replicas)
+    ja.moves(
+        pa.table({column: pa.array([], pa.uint64())}),
+        before,
+        after,
+        column=column,
+        out_key=out_key,
+        replicas=replicas,
+    )
     batch_rows = _count("batch_rows", batch_rows)
     out_fs, root = url_to_fs(out)
     # One path, which Ray lists itself: a list of paths Ray 2.60 resolves on
@@ -200,7 +228,9 @@ def reshard_parquet(
             batch_rows=batch_rows,
         )
         with ja.staging(out_fs, root) as staging:
-            planned.write_parquet(out_fs.unstrip_protocol(staging), partition_cols=["to"] if by_destination else None)
+            planned.write_parquet(
+                out_fs.unstrip_protocol(staging), partition_cols=["to"] if by_destination else None
+            )
     except (RayError, ValueError, TypeError, KeyError) as error:
         # Ray names no file: find the bad key on disk, else raise the task's error.
         fs, files = ja.parquet_files(src)
@@ -221,9 +251,13 @@ def _written(fs: Any, root: str, by_destination: bool) -> Counter:
     if not files:
         return counts  # no moves, so no to=B directory
     partitioning: Optional[pads.Partitioning] = (
-        pads.partitioning(pa.schema([("to", pa.int32())]), flavor="hive") if by_destination else None
+        pads.partitioning(pa.schema([("to", pa.int32())]), flavor="hive")
+        if by_destination
+        else None
     )
-    dataset = pads.dataset(files, filesystem=fs, format="parquet", partitioning=partitioning, partition_base_dir=root)
+    dataset = pads.dataset(
+        files, filesystem=fs, format="parquet", partitioning=partitioning, partition_base_dir=root
+    )
     for batch in dataset.to_batches(columns=["to"]):
         to = batch.column(0)
         counts.update(ja.per_destination(to))

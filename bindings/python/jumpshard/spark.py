@@ -86,7 +86,12 @@ def bucket(
     def buckets(keys: pa.Array) -> pa.Array:
         placement.check()
         return ja.buckets(
-            keys, placement, column=name, key_type=key_type, nulls=nulls, where=f"an Arrow batch of {_where()}"
+            keys,
+            placement,
+            column=name,
+            key_type=key_type,
+            nulls=nulls,
+            where=f"an Arrow batch of {_where()}",
         )
 
     return arrow_udf(buckets, IntegerType())(key)
@@ -125,7 +130,9 @@ def moves(
     other_arrow = list(to_arrow_schema(StructType(others))) if others else []
     # Type errors show now, on the driver, before any task runs.
     empty = pa.table({column: pa.array([], key_arrow)})
-    ja.moves(empty, before, after, column=column, key_type=key_type, out_key=out_key, replicas=replicas)
+    ja.moves(
+        empty, before, after, column=column, key_type=key_type, out_key=out_key, replicas=replicas
+    )
     schema = from_arrow_schema(ja.moves_schema(key_arrow, before, after, other_arrow, out_key))
     if others:
         schema = StructType(schema.fields[: len(schema.fields) - len(others)] + others)
@@ -185,9 +192,12 @@ def _task_error(error: PythonException) -> Exception:
     if not found:
         return error
     kind, message = found[-1]
-    return {"ValueError": ValueError, "TypeError": TypeError, "KeyError": KeyError, "RuntimeError": RuntimeError}[
-        kind
-    ](message)
+    return {
+        "ValueError": ValueError,
+        "TypeError": TypeError,
+        "KeyError": KeyError,
+        "RuntimeError": RuntimeError,
+    }[kind](message)
 
 
 def reshard_parquet(
@@ -219,12 +229,21 @@ def reshard_parquet(
     ``out`` is complete or absent. A bad key raises ``ValueError`` naming
     the column, the file and the row."""
     if isinstance(src, str) and isinstance(from_buckets, str):
-        raise TypeError("reshard_parquet(src, from_buckets, to_buckets, out): the output comes last")
+        raise TypeError(
+            "reshard_parquet(src, from_buckets, to_buckets, out): the output comes last"
+        )
     # Every argument is checked before Spark is asked anything.
     before, after = ja.placement(from_buckets, "from"), ja.placement(to_buckets, "to")
     ja._choice("key_type", key_type, ja.KEY_TYPES)
     ja._choice("nulls", nulls, ja.NULLS)
-    ja.moves(pa.table({column: pa.array([], pa.uint64())}), before, after, column=column, out_key=out_key, replicas=replicas)
+    ja.moves(
+        pa.table({column: pa.array([], pa.uint64())}),
+        before,
+        after,
+        column=column,
+        out_key=out_key,
+        replicas=replicas,
+    )
     batch_rows = _count("batch_rows", batch_rows)
     spark = spark or SparkSession.getActiveSession()
     if spark is None:
@@ -232,11 +251,20 @@ def reshard_parquet(
     try:
         df = spark.read.parquet(src)
     except AnalysisException as error:
-        raise ValueError(f"{src}: Spark reads no Parquet schema there (no Parquet file?)") from error
+        raise ValueError(
+            f"{src}: Spark reads no Parquet schema there (no Parquet file?)"
+        ) from error
     if column not in df.columns:
         raise KeyError(f"no column {column!r} in {src}; its columns are {', '.join(df.columns)}")
     planned = moves(
-        df.select(column), before, after, column, key_type=key_type, nulls=nulls, out_key=out_key, replicas=replicas
+        df.select(column),
+        before,
+        after,
+        column,
+        key_type=key_type,
+        nulls=nulls,
+        out_key=out_key,
+        replicas=replicas,
     )
 
     jvm = spark.sparkContext._jvm
@@ -244,13 +272,17 @@ def reshard_parquet(
     fs = target.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
     if fs.exists(target):
         raise FileExistsError(f"{out} exists: give a new destination")
-    temporary = jvm.org.apache.hadoop.fs.Path(target.getParent(), f".{target.getName()}.tmp-{uuid.uuid4().hex}")
+    temporary = jvm.org.apache.hadoop.fs.Path(
+        target.getParent(), f".{target.getName()}.tmp-{uuid.uuid4().hex}"
+    )
     try:
         with _arrow_rows(spark, batch_rows):
             writer = planned.write.mode("errorifexists")
             (writer.partitionBy("to") if by_destination else writer).parquet(temporary.toString())
         if fs.exists(target):
-            raise FileExistsError(f"{out} appeared while it was written: the result is not moved over it")
+            raise FileExistsError(
+                f"{out} appeared while it was written: the result is not moved over it"
+            )
         if not fs.rename(temporary, target):
             raise OSError(f"could not rename {temporary.toString()} to {out}")
     except BaseException as error:
@@ -278,4 +310,11 @@ def _locate(df: DataFrame, column: str, key_type: str, nulls: str) -> None:
     )
     if found.num_rows:
         path, row = found.column(1)[0].as_py(), found.column(2)[0].as_py()
-        ja.keys(found.column(0), column=column, key_type=key_type, nulls=nulls, where=f"file {path}", offset=row)
+        ja.keys(
+            found.column(0),
+            column=column,
+            key_type=key_type,
+            nulls=nulls,
+            where=f"file {path}",
+            offset=row,
+        )

@@ -62,8 +62,18 @@ def cli_reshard(source, args, tmp):
     import pandas as pd
 
     moves = tmp / f"cli-moves-{len(list(tmp.glob('cli-moves-*')))}.csv"
-    command = [*cli_command(), "reshard", *map(str, args), "--json", "--output", str(moves), str(source)]
-    summary = json.loads(subprocess.run(command, cwd=ROOT, check=True, capture_output=True, text=True).stdout)
+    command = [
+        *cli_command(),
+        "reshard",
+        *map(str, args),
+        "--json",
+        "--output",
+        str(moves),
+        str(source),
+    ]
+    summary = json.loads(
+        subprocess.run(command, cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    )
     return summary, pd.read_csv(moves, dtype={"key": np.uint64})
 
 
@@ -88,15 +98,55 @@ def engine_keys() -> np.ndarray:
 #: (a Parquet table in a file named bad.parquet, options, the error, its
 #: message): the bad inputs every engine refuses, naming column, file and row.
 BAD_KEYS = [
-    (pa.table({"key": pa.array([1, 2, None, 4], pa.uint64())}), {}, ValueError, r"file \S*bad.parquet, row 2: the key is null"),
-    (pa.table({"key": pa.array([1, -5], pa.int64())}), {"key_type": "uint64"}, ValueError, r"bad.parquet, row 1: -5 is negative"),
-    (pa.table({"key": pa.array([Decimal("1.00"), Decimal("2.50")], pa.decimal128(22, 2))}), {}, ValueError, r"row 1: 2.50 has a fraction"),
-    (pa.table({"key": pa.array([2**64 - 1, 2**64], pa.decimal128(21, 0))}), {}, ValueError, r"row 1: 18446744073709551616 is over 2\*\*64-1"),
+    (
+        pa.table({"key": pa.array([1, 2, None, 4], pa.uint64())}),
+        {},
+        ValueError,
+        r"file \S*bad.parquet, row 2: the key is null",
+    ),
+    (
+        pa.table({"key": pa.array([1, -5], pa.int64())}),
+        {"key_type": "uint64"},
+        ValueError,
+        r"bad.parquet, row 1: -5 is negative",
+    ),
+    (
+        pa.table({"key": pa.array([Decimal("1.00"), Decimal("2.50")], pa.decimal128(22, 2))}),
+        {},
+        ValueError,
+        r"row 1: 2.50 has a fraction",
+    ),
+    (
+        pa.table({"key": pa.array([2**64 - 1, 2**64], pa.decimal128(21, 0))}),
+        {},
+        ValueError,
+        r"row 1: 18446744073709551616 is over 2\*\*64-1",
+    ),
     # Kept nulls before a bad key: its row counts them.
-    (pa.table({"key": pa.array([1, None, 3, -4], pa.int32())}), {"nulls": "keep"}, ValueError, r"bad.parquet, row 3: -4 is negative"),
-    (pa.table({"key": pa.array([None, None, 1, -5], pa.int64())}), {"key_type": "uint64", "nulls": "keep"}, ValueError, r"bad.parquet, row 3: -5 is negative"),
-    (pa.table({"key": pa.array([None, Decimal("1.00"), Decimal("2.50")], pa.decimal128(22, 2))}), {"nulls": "keep"}, ValueError, r"row 2: 2.50 has a fraction"),
-    (pa.table({"key": pa.array([1.5, 2.0])}), {}, TypeError, r"column 'key'.*double is not a key type"),
+    (
+        pa.table({"key": pa.array([1, None, 3, -4], pa.int32())}),
+        {"nulls": "keep"},
+        ValueError,
+        r"bad.parquet, row 3: -4 is negative",
+    ),
+    (
+        pa.table({"key": pa.array([None, None, 1, -5], pa.int64())}),
+        {"key_type": "uint64", "nulls": "keep"},
+        ValueError,
+        r"bad.parquet, row 3: -5 is negative",
+    ),
+    (
+        pa.table({"key": pa.array([None, Decimal("1.00"), Decimal("2.50")], pa.decimal128(22, 2))}),
+        {"nulls": "keep"},
+        ValueError,
+        r"row 2: 2.50 has a fraction",
+    ),
+    (
+        pa.table({"key": pa.array([1.5, 2.0])}),
+        {},
+        TypeError,
+        r"column 'key'.*double is not a key type",
+    ),
     (pa.table({"id": pa.array([1, 2], pa.uint64())}), {}, KeyError, r"no column 'key'.*id"),
 ]
 

@@ -24,8 +24,26 @@ HOSTILE = [0, -1, 2**31, 2**32, 2**63, 2**64, 2**100]
 #: Parameters that take an int (a key, a count, a bucket, a cluster given as
 #: its bucket count), and those that take a list of ints or numbers.
 INTS = {
-    "key", "keys", "n", "k", "bucket", "threads", "from_buckets", "to_buckets", "cluster", "before", "after",
-    "from_cluster", "to_cluster", "replicas", "offset", "batch_rows", "bits", "to", "walk", "node",
+    "key",
+    "keys",
+    "n",
+    "k",
+    "bucket",
+    "threads",
+    "from_buckets",
+    "to_buckets",
+    "cluster",
+    "before",
+    "after",
+    "from_cluster",
+    "to_cluster",
+    "replicas",
+    "offset",
+    "batch_rows",
+    "bits",
+    "to",
+    "walk",
+    "node",
 }
 LISTS = {"removals", "weights"}
 
@@ -69,7 +87,9 @@ def valid(tmp, frames):
 
     source = os.path.join(tmp, "in")
     os.makedirs(source, exist_ok=True)
-    pq.write_table(pa.table({"key": pa.array([1, 2, 3], pa.uint64())}), os.path.join(source, "part.parquet"))
+    pq.write_table(
+        pa.table({"key": pa.array([1, 2, 3], pa.uint64())}), os.path.join(source, "part.parquet")
+    )
     return {
         "keys": np.arange(4, dtype=np.uint64),
         "key": 5,
@@ -141,7 +161,10 @@ def callables(module):
             for meth, function in inspect.getmembers(obj):
                 if meth.startswith("_") or not callable(function):
                     continue
-                static = isinstance(inspect.getattr_static(obj, meth), staticmethod) or meth == "from_removals"
+                static = (
+                    isinstance(inspect.getattr_static(obj, meth), staticmethod)
+                    or meth == "from_removals"
+                )
                 found.append((f"{module}.{name}.{meth}", function, not static, name))
     return found
 
@@ -190,11 +213,15 @@ def calls(module, tmp):
                     kwargs[target.name] = [value] if target.name in LISTS else value
                 what = f"{description}({target.name if target else ''}={value})"
 
-                def thunk(f=function, m=is_method, o=owner, a=tuple(args), k=dict(kwargs), d=description):
+                def thunk(
+                    f=function, m=is_method, o=owner, a=tuple(args), k=dict(kwargs), d=description
+                ):
                     # A fresh output directory per call, and a fresh object.
                     for name in ("out", "dst"):
                         if name in k:
-                            k[name] = os.path.join(tmp, f"{name}-{abs(hash(d))}-{len(os.listdir(tmp))}")
+                            k[name] = os.path.join(
+                                tmp, f"{name}-{abs(hash(d))}-{len(os.listdir(tmp))}"
+                            )
                     if m:
                         return f(makers[o](), *a, **k)
                     return f(*a, **k)

@@ -23,15 +23,22 @@ def test_integer_and_decimal_columns_read_as_the_same_keys(keys):
         pa.array(keys.view(np.int64)),
         pa.array(keys).cast(pa.decimal128(20, 0)),
         pa.array([Decimal(int(k)) for k in keys], pa.decimal128(38, 0)),
-        pa.array([Decimal(int(k)).scaleb(-2).scaleb(2).quantize(Decimal("1.00")) for k in keys], pa.decimal128(24, 2)),
+        pa.array(
+            [Decimal(int(k)).scaleb(-2).scaleb(2).quantize(Decimal("1.00")) for k in keys],
+            pa.decimal128(24, 2),
+        ),
         pa.chunked_array([pa.array(keys[:100]), pa.array(keys[100:])]),
     ]
     for column in columns:
-        np.testing.assert_array_equal(ja.buckets(column, 1000).to_numpy(), want, err_msg=str(column.type))
+        np.testing.assert_array_equal(
+            ja.buckets(column, 1000).to_numpy(), want, err_msg=str(column.type)
+        )
     small = np.arange(300, dtype=np.uint32)
     for t in (pa.uint8(), pa.int16(), pa.uint32(), pa.int32()):
         column = pa.array(small % 200).cast(t)
-        np.testing.assert_array_equal(ja.buckets(column, 7).to_numpy(), jumpshard.batch((small % 200).astype(np.uint64), 7))
+        np.testing.assert_array_equal(
+            ja.buckets(column, 7).to_numpy(), jumpshard.batch((small % 200).astype(np.uint64), 7)
+        )
 
 
 def test_decimal_fast_path_on_slices_and_edges():
@@ -40,8 +47,15 @@ def test_decimal_fast_path_on_slices_and_edges():
     for start in range(len(edges)):
         part = column.slice(start, 9)
         got, _ = ja.keys(part)
-        np.testing.assert_array_equal(got, np.array((edges * 3)[start : start + 9], dtype=np.uint64))
-    for bad, problem in ((-1, "is negative"), (2**64, "is over 2\\*\\*64-1"), (-(2**64), "is negative"), (10**38 - 1, "is over 2\\*\\*64-1")):
+        np.testing.assert_array_equal(
+            got, np.array((edges * 3)[start : start + 9], dtype=np.uint64)
+        )
+    for bad, problem in (
+        (-1, "is negative"),
+        (2**64, "is over 2\\*\\*64-1"),
+        (-(2**64), "is negative"),
+        (10**38 - 1, "is over 2\\*\\*64-1"),
+    ):
         with pytest.raises(ValueError, match=f"row 2: {bad} {problem}"):
             ja.keys(pa.array([Decimal(3), Decimal(4), Decimal(bad)], pa.decimal128(38, 0)))
     with pytest.raises(ValueError, match="row 1: 2.5 has a fraction"):
@@ -59,7 +73,9 @@ def test_byte_string_columns():
         pa.array(words, pa.string_view()),
         pa.array([w.encode() for w in words], pa.binary_view()),
     ):
-        np.testing.assert_array_equal(ja.buckets(column, 9).to_numpy(), want, err_msg=str(column.type))
+        np.testing.assert_array_equal(
+            ja.buckets(column, 9).to_numpy(), want, err_msg=str(column.type)
+        )
     with pytest.raises(TypeError, match="key_type='bytes' or 'auto'"):
         ja.keys(pa.array(words), key_type="uint64")
     with pytest.raises(TypeError, match="is not binary or string"):
@@ -69,7 +85,9 @@ def test_byte_string_columns():
 def test_declared_types():
     negative = pa.array([5, -1], pa.int64())
     assert ja.keys(negative)[0][1] == 2**64 - 1  # the same bits
-    with pytest.raises(ValueError, match="row 1: -1 is negative, and the keys were declared unsigned"):
+    with pytest.raises(
+        ValueError, match="row 1: -1 is negative, and the keys were declared unsigned"
+    ):
         ja.keys(negative, key_type="uint64")
     with pytest.raises(ValueError, match="row 0: -3 is negative; keys are unsigned"):
         ja.keys(pa.array([-3], pa.int32()))
@@ -88,7 +106,13 @@ def test_nulls_error_or_travel_through():
         ja.keys(column, where="file x.parquet", offset=100)
     got = ja.buckets(column, 12, nulls="keep").to_pylist()
     assert got == [jumpshard.bucket(7, 12), None, jumpshard.bucket(2**64 - 1, 12), None]
-    moved = ja.moves(pa.table({"key": column, "n": pa.array([0, 1, 2, 3])}), 1, 12, nulls="keep", keep_columns=True)
+    moved = ja.moves(
+        pa.table({"key": column, "n": pa.array([0, 1, 2, 3])}),
+        1,
+        12,
+        nulls="keep",
+        keep_columns=True,
+    )
     # Rows in input order: null keys where they were, with null buckets.
     assert moved.column("n").to_pylist() == [0, 1, 2, 3]
     assert moved.column("from").to_pylist() == [0, None, 0, None]
@@ -96,7 +120,15 @@ def test_nulls_error_or_travel_through():
     assert signed.column("key").to_pylist() == [7, None, -1, None]
 
 
-@pytest.mark.parametrize("out_key, arrow_type", [("same", pa.decimal128(20, 0)), ("uint64", pa.uint64()), ("int64", pa.int64()), ("decimal", pa.decimal128(20, 0))])
+@pytest.mark.parametrize(
+    "out_key, arrow_type",
+    [
+        ("same", pa.decimal128(20, 0)),
+        ("uint64", pa.uint64()),
+        ("int64", pa.int64()),
+        ("decimal", pa.decimal128(20, 0)),
+    ],
+)
 def test_out_key(keys, out_key, arrow_type):
     table = pa.table({"key": pa.array(keys).cast(pa.decimal128(20, 0))})
     moved = ja.moves(table, 10, 12, out_key=out_key)
@@ -129,16 +161,35 @@ def naive_replica_moves(keys, old_sets, new_sets, old_names, new_names):
 def test_replica_moves_match_the_sets(keys, old_text, new_text):
     old, new = jumpshard.NodeTable(old_text), jumpshard.NodeTable(new_text)
     moved = ja.moves(pa.table({"key": keys}), old, new, replicas=3)
-    want = naive_replica_moves(keys, old.replicas(keys, 3), new.replicas(keys, 3), old.slots, new.slots)
-    got = list(zip([int(k) for k in moved.column("key").to_pylist()], moved.column("from_node").to_pylist(), moved.column("to_node").to_pylist()))
+    want = naive_replica_moves(
+        keys, old.replicas(keys, 3), new.replicas(keys, 3), old.slots, new.slots
+    )
+    got = list(
+        zip(
+            [int(k) for k in moved.column("key").to_pylist()],
+            moved.column("from_node").to_pylist(),
+            moved.column("to_node").to_pylist(),
+        )
+    )
     assert got == want and got
 
 
 def test_replica_moves_of_bucket_counts(keys):
     moved = ja.moves(pa.table({"key": keys}), 10, 12, replicas=2)
     names = list(range(12))
-    want = naive_replica_moves(keys, jumpshard.replicas(keys, 10, 2), jumpshard.replicas(keys, 12, 2), names, names)
-    assert list(zip([int(k) for k in moved.column("key").to_pylist()], moved.column("from").to_pylist(), moved.column("to").to_pylist())) == want
+    want = naive_replica_moves(
+        keys, jumpshard.replicas(keys, 10, 2), jumpshard.replicas(keys, 12, 2), names, names
+    )
+    assert (
+        list(
+            zip(
+                [int(k) for k in moved.column("key").to_pylist()],
+                moved.column("from").to_pylist(),
+                moved.column("to").to_pylist(),
+            )
+        )
+        == want
+    )
     with pytest.raises(TypeError, match="no replica sets"):
         ja.moves(pa.table({"key": keys}), 3, jumpshard.Weights([1.0, 2.0, 3.0]), replicas=2)
     with pytest.raises(ValueError, match="replicas must be a positive int"):
@@ -219,7 +270,11 @@ def test_locate_names_the_file_and_row(tmp_path):
     import pyarrow.parquet as pq
 
     pq.write_table(pa.table({"key": pa.array([1, 2], pa.uint64())}), tmp_path / "a.parquet")
-    pq.write_table(pa.table({"key": pa.array([3, None], pa.uint64())}), tmp_path / "b.parquet", row_group_size=1)
+    pq.write_table(
+        pa.table({"key": pa.array([3, None], pa.uint64())}),
+        tmp_path / "b.parquet",
+        row_group_size=1,
+    )
     fs, files = ja.parquet_files(str(tmp_path))
     with pytest.raises(ValueError, match=r"file \S*b.parquet, row 1: the key is null"):
         ja.locate(fs, files)
@@ -242,11 +297,22 @@ def test_buckets_take_what_batch_takes():
 
     keys = np.arange(50, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     want = jumpshard.batch(keys, 7).tolist()
-    for column in (keys, keys.view(np.int64), pd.Series(keys), pd.Series(keys, dtype="uint64[pyarrow]"), pl.Series(keys), [int(k) for k in keys]):
+    for column in (
+        keys,
+        keys.view(np.int64),
+        pd.Series(keys),
+        pd.Series(keys, dtype="uint64[pyarrow]"),
+        pl.Series(keys),
+        [int(k) for k in keys],
+    ):
         assert ja.buckets(column, 7).to_pylist() == want, type(column)
-    assert ja.moves(pd.DataFrame({"key": keys}), 7, 9).equals(ja.moves(pa.table({"key": keys}), 7, 9))
+    assert ja.moves(pd.DataFrame({"key": keys}), 7, 9).equals(
+        ja.moves(pa.table({"key": keys}), 7, 9)
+    )
     for bad in (5, "abc", {1: 2}):
-        with pytest.raises(TypeError, match="keys must be a pyarrow Array or ChunkedArray, a 1-D numpy array"):
+        with pytest.raises(
+            TypeError, match="keys must be a pyarrow Array or ChunkedArray, a 1-D numpy array"
+        ):
             ja.buckets(bad, 7)
     with pytest.raises(ValueError, match="1-D"):
         ja.buckets(np.zeros((2, 2), np.uint64), 7)

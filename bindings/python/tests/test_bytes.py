@@ -31,7 +31,9 @@ def test_golden_vectors():
 
 
 def reference(n):
-    return np.array([jumpshard.bucket(jumpshard.prehash(w.encode()), n) for w in WORDS], dtype=np.int32)
+    return np.array(
+        [jumpshard.bucket(jumpshard.prehash(w.encode()), n) for w in WORDS], dtype=np.int32
+    )
 
 
 @pytest.mark.parametrize(

@@ -89,7 +89,10 @@ def test_bucket_counts_and_threads(value):
         result = refused_or_served(call, value, None if valid_n else "2147483647")
         assert isinstance(result, Exception) != valid_n
     threads_ok = 0 <= value < 2**64
-    for call in (lambda v: jumpshard.batch(KEYS, 10, threads=v), lambda v: jumpshard.plan(KEYS, 10, 12, threads=v)):
+    for call in (
+        lambda v: jumpshard.batch(KEYS, 10, threads=v),
+        lambda v: jumpshard.plan(KEYS, 10, 12, threads=v),
+    ):
         result = refused_or_served(call, value)
         assert isinstance(result, Exception) != threads_ok
 
@@ -100,7 +103,9 @@ def test_buckets_of_a_memento_name_its_own_range(value):
     assert m.is_removed(value) is False
     if value == 0:
         return  # a bucket of the cluster
-    with pytest.raises(ValueError, match=f"bucket {value} does not exist: the cluster has buckets 0 to 4"):
+    with pytest.raises(
+        ValueError, match=f"bucket {value} does not exist: the cluster has buckets 0 to 4"
+    ):
         m.remove(value)
     with pytest.raises(ValueError, match=f"removals\\[0\\]: bucket {value} does not exist"):
         jumpshard.Memento.from_removals(5, [value])
@@ -109,7 +114,11 @@ def test_buckets_of_a_memento_name_its_own_range(value):
 @pytest.mark.parametrize("value", EXTREMES)
 def test_keys_and_offsets(value):
     key_ok = 0 <= value < 2**64
-    for call in (lambda v: jumpshard.bucket(v, 10), lambda v: jumpshard.Memento(10).bucket(v), lambda v: jumpshard.replicas(v, 10, 2)):
+    for call in (
+        lambda v: jumpshard.bucket(v, 10),
+        lambda v: jumpshard.Memento(10).bucket(v),
+        lambda v: jumpshard.replicas(v, 10, 2),
+    ):
         assert isinstance(refused_or_served(call, value), Exception) != key_ok
     # An offset only numbers rows in messages.
     assert len(ja.buckets(pa.array(KEYS), 10, offset=value)) == 5
@@ -131,7 +140,9 @@ def test_one_key_replica_sets_are_lists():
 
 
 def test_replica_rows_span_pieces_and_runs():
-    keys = pa.chunked_array([pa.array(np.arange(70_000, dtype=np.uint64)), pa.array(np.arange(5, dtype=np.uint64))])
+    keys = pa.chunked_array(
+        [pa.array(np.arange(70_000, dtype=np.uint64)), pa.array(np.arange(5, dtype=np.uint64))]
+    )
     sets = jumpshard.replicas(keys, 1000, 3)
     assert sets.shape == (70_005, 3)
     assert sets[69_999].tolist() == jumpshard.replicas(69_999, 1000, 3)
@@ -149,7 +160,9 @@ def test_memento_batch_bytes_is_bucket_bytes_of_each():
     text = [w.decode() if isinstance(w, (bytes, bytearray)) else w for w in words]
     for t in (pa.string(), pa.large_binary(), pa.string_view()):
         assert m.batch_bytes(pa.array(text, t)).tolist() == want
-    assert m.batch_bytes(pa.chunked_array([pa.array(text[:2]), pa.array(text[2:])])).tolist() == want
+    assert (
+        m.batch_bytes(pa.chunked_array([pa.array(text[:2]), pa.array(text[2:])])).tolist() == want
+    )
     assert m.batch_bytes(pa.array(text).slice(2)).tolist() == want[2:]
     assert m.batch_bytes([]).tolist() == []
     with pytest.raises(TypeError, match=r"keys\[1\] must be bytes or str, not int"):

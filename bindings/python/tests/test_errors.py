@@ -55,7 +55,11 @@ def test_bad_keys(key, error, message):
 @pytest.mark.parametrize(
     "threads, error, message",
     [
-        (2**64 + 1, ValueError, "threads must be between 0 and 18446744073709551615, got 18446744073709551617"),
+        (
+            2**64 + 1,
+            ValueError,
+            "threads must be between 0 and 18446744073709551615, got 18446744073709551617",
+        ),
         (-1, ValueError, "threads must be between"),
         (True, TypeError, "threads must be an int, not bool"),
         (2.0, TypeError, "threads must be an int, not float"),
@@ -73,7 +77,11 @@ def test_bad_threads(threads, error, message):
 @pytest.mark.parametrize(
     "keys, error, message",
     [
-        (np.arange(10, dtype=np.uint32), TypeError, "keys must be 64-bit integers .* got dtype uint32"),
+        (
+            np.arange(10, dtype=np.uint32),
+            TypeError,
+            "keys must be 64-bit integers .* got dtype uint32",
+        ),
         (np.arange(10, dtype=np.float64), TypeError, "got dtype float64"),
         (np.ones(10, dtype=bool), TypeError, "got dtype bool"),
         (np.arange(10, dtype=">u8"), TypeError, "got dtype >u8"),
@@ -82,11 +90,19 @@ def test_bad_threads(threads, error, message):
         (pa.array([1, None] + [3] * 8, pa.uint64()), ValueError, "keys contain 1 null"),
         (pa.chunked_array([[1] * 5, [None] * 5], pa.int64()), ValueError, "keys contain 5 null"),
         (pd.Series([1, None] + [3] * 8, dtype="UInt64"), ValueError, "keys contain 1 null"),
-        (pa.array(range(10), pa.int32()), TypeError, 'keys must be an Arrow array of uint64 or int64, got Arrow format "i"'),
+        (
+            pa.array(range(10), pa.int32()),
+            TypeError,
+            'keys must be an Arrow array of uint64 or int64, got Arrow format "i"',
+        ),
         (pa.array([str(i) for i in range(10)]), TypeError, "got Arrow byte strings"),
         ([1, 2, True] + [0] * 7, TypeError, r"keys\[2\] must be an int, not bool"),
         ([1, 2.5] + [0] * 8, TypeError, r"keys\[1\] must be an int, not float"),
-        ([2**64] + [0] * 9, ValueError, r"keys\[0\] must be between 0 and 2\*\*64-1, got 18446744073709551616"),
+        (
+            [2**64] + [0] * 9,
+            ValueError,
+            r"keys\[0\] must be between 0 and 2\*\*64-1, got 18446744073709551616",
+        ),
         # A Python int is a key's value, in a list as in bucket(-1).
         ([0, -1] + [0] * 8, ValueError, r"keys\[1\] must be between 0 and 2\*\*64-1, got -1"),
         ("0123456789", TypeError, "keys must be 64-bit integers"),

@@ -43,7 +43,9 @@ def run_module(module, tmp_path, timeout=300):
             return total, outcomes, messages
         # The child died during the call it announced last.
         last = max(names) if names else first
-        outcomes[names.get(last, f"call {last}")] = f"crashed (exit {child.returncode}): {child.stderr[-500:]}"
+        outcomes[names.get(last, f"call {last}")] = (
+            f"crashed (exit {child.returncode}): {child.stderr[-500:]}"
+        )
         first = last + 1
         if first >= total:
             return total, outcomes, messages
@@ -63,5 +65,9 @@ def run_module(module, tmp_path, timeout=300):
 def test_every_public_callable_refuses_hostile_counts(module, tmp_path):
     total, outcomes, messages = run_module(module, tmp_path)
     assert len(outcomes) == total > 0
-    bad = {call: f"{outcome}: {messages.get(call, '')}" for call, outcome in outcomes.items() if outcome not in ACCEPTED}
+    bad = {
+        call: f"{outcome}: {messages.get(call, '')}"
+        for call, outcome in outcomes.items()
+        if outcome not in ACCEPTED
+    }
     assert not bad, "\n".join(f"{call} -> {what}" for call, what in sorted(bad.items()))

@@ -52,7 +52,9 @@ def test_misaligned_and_strided_buffers(keys):
 def inputs(keys):
     """(name, object) for every accepted input type holding `keys`."""
     signed = keys.view(np.int64)
-    chunked = pa.chunked_array([pa.array(keys[:100]), pa.array(keys[100:200]), pa.array(keys[200:])])
+    chunked = pa.chunked_array(
+        [pa.array(keys[:100]), pa.array(keys[100:200]), pa.array(keys[200:])]
+    )
     return [
         ("numpy uint64", keys),
         ("numpy int64", signed),

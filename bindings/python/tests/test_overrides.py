@@ -25,7 +25,7 @@ def test_pinned_keys_are_answered_first():
 
 
 def test_bad_overrides_name_their_line():
-    with pytest.raises(ValueError, match="line 3: node \"z\" is not in the table"):
+    with pytest.raises(ValueError, match='line 3: node "z" is not in the table'):
         jumpshard.NodeTable("a\nb\noverride 1 z\n")
     with pytest.raises(ValueError, match="line 4: key 1 is already overridden on line 3"):
         jumpshard.NodeTable("a\nb\noverride 1 a\noverride 0x1 b\n")

@@ -22,11 +22,17 @@ def test_version_is_the_library_version():
 
 def test_project_urls_name_the_repository():
     # PyPI's links and the crates' `repository` (the workspace's) agree.
-    repository = re.search(r'^repository = "([^"]+)"', (ROOT / "Cargo.toml").read_text(), re.M).group(1)
+    repository = re.search(
+        r'^repository = "([^"]+)"', (ROOT / "Cargo.toml").read_text(), re.M
+    ).group(1)
     pyproject = (ROOT / "bindings" / "python" / "pyproject.toml").read_text()
     urls = pyproject[pyproject.index("[project.urls]") :].split("\n[", 1)[0]
     assert f'Repository = "{repository}"' in urls
-    assert all(line.split(" = ")[1].strip('"').startswith(repository) for line in urls.splitlines()[1:] if " = " in line)
+    assert all(
+        line.split(" = ")[1].strip('"').startswith(repository)
+        for line in urls.splitlines()[1:]
+        if " = " in line
+    )
 
 
 def test_typed_package():

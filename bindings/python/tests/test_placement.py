@@ -173,6 +173,10 @@ def test_node_tables_place_keys_as_every_front_end():
     import pickle
 
     assert pickle.loads(pickle.dumps(t)).to_text() == t.to_text()
-    for text, line in [("a\nb\na\n", "line 3"), ("a\nb removed=2\n", "removed=1"), ("a weight=-1\n", "line 1")]:
+    for text, line in [
+        ("a\nb\na\n", "line 3"),
+        ("a\nb removed=2\n", "removed=1"),
+        ("a weight=-1\n", "line 1"),
+    ]:
         with pytest.raises(ValueError, match=line):
             jumpshard.NodeTable(text)

@@ -101,7 +101,9 @@ def test_reused_buffers_never_change_a_live_array(many_keys):
     other_keys = many_keys[::-1].copy()
     for _ in range(3):
         other = jumpshard.plan(other_keys, 12, 10)
-        np.testing.assert_array_equal(other.positions, np.flatnonzero(jumpshard.batch(other_keys, 12) >= 10))
+        np.testing.assert_array_equal(
+            other.positions, np.flatnonzero(jumpshard.batch(other_keys, 12) >= 10)
+        )
         del other
     np.testing.assert_array_equal(positions, want[0])
     np.testing.assert_array_equal(to, want[1])

@@ -10,7 +10,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import NULLS_BEFORE_BAD, BAD_KEYS, assert_nothing_written, cli_reshard, write_parquet, write_parquet_keys
+from conftest import (
+    NULLS_BEFORE_BAD,
+    BAD_KEYS,
+    assert_nothing_written,
+    cli_reshard,
+    write_parquet,
+    write_parquet_keys,
+)
 
 pl = pytest.importorskip("polars")
 
@@ -43,14 +50,28 @@ def rows(table, *columns):
 
 def test_bucket_expression(dataset):
     root, keys = dataset
-    got = pl.scan_parquet(root).select("payload", pl.col("key").jumpshard.bucket(12).alias("b")).collect(engine="streaming")
+    got = (
+        pl.scan_parquet(root)
+        .select("payload", pl.col("key").jumpshard.bucket(12).alias("b"))
+        .collect(engine="streaming")
+    )
     assert got.schema["b"] == pl.Int32
-    np.testing.assert_array_equal(got["b"].to_numpy(), jumpshard.batch(keys[got["payload"].to_numpy()], 12))
+    np.testing.assert_array_equal(
+        got["b"].to_numpy(), jumpshard.batch(keys[got["payload"].to_numpy()], 12)
+    )
     # Int64 holding the same bits, and Decimal(20, 0): the same buckets.
     signed = pl.DataFrame({"key": keys.view(np.int64)})
-    np.testing.assert_array_equal(signed.select(pl.col("key").jumpshard.bucket(100))["key"].to_numpy(), jumpshard.batch(keys, 100))
-    decimal = pl.DataFrame({"key": pl.Series([Decimal(int(k)) for k in keys[:500]], dtype=pl.Decimal(20, 0))})
-    np.testing.assert_array_equal(decimal.select(pl.col("key").jumpshard.bucket(7))["key"].to_numpy(), jumpshard.batch(keys[:500], 7))
+    np.testing.assert_array_equal(
+        signed.select(pl.col("key").jumpshard.bucket(100))["key"].to_numpy(),
+        jumpshard.batch(keys, 100),
+    )
+    decimal = pl.DataFrame(
+        {"key": pl.Series([Decimal(int(k)) for k in keys[:500]], dtype=pl.Decimal(20, 0))}
+    )
+    np.testing.assert_array_equal(
+        decimal.select(pl.col("key").jumpshard.bucket(7))["key"].to_numpy(),
+        jumpshard.batch(keys[:500], 7),
+    )
     memento = jumpshard.Memento(10)
     memento.remove(3)
     got = signed.lazy().select(pl.col("key").jumpshard.bucket(memento)).collect(engine="streaming")
@@ -59,11 +80,17 @@ def test_bucket_expression(dataset):
 
 def test_moved_to_expression(dataset):
     root, keys = dataset
-    got = pl.scan_parquet(root).select("payload", pl.col("key").jumpshard.moved_to(10, 12).alias("to")).collect(engine="streaming")
+    got = (
+        pl.scan_parquet(root)
+        .select("payload", pl.col("key").jumpshard.moved_to(10, 12).alias("to"))
+        .collect(engine="streaming")
+    )
     plan = jumpshard.plan(keys, 10, 12)
     want = np.full(len(keys), -1)
     want[plan.positions.astype(np.intp)] = plan.to
-    np.testing.assert_array_equal(got["to"].fill_null(-1).to_numpy(), want[got["payload"].to_numpy()])
+    np.testing.assert_array_equal(
+        got["to"].fill_null(-1).to_numpy(), want[got["payload"].to_numpy()]
+    )
 
 
 def test_byte_keys_nulls_and_bad_keys():
@@ -100,7 +127,9 @@ def test_byte_keys_nulls_and_bad_keys():
 @pytest.mark.parametrize("before, after", [(10, 12), (12, 10), (1, 5)])
 def test_moves_equal_the_plan(dataset, before, after):
     root, keys = dataset
-    got = jp.moves(pl.scan_parquet(root), before, after, keep_columns=True).collect(engine="streaming")
+    got = jp.moves(pl.scan_parquet(root), before, after, keep_columns=True).collect(
+        engine="streaming"
+    )
     assert got.columns == ["key", "from", "to", "payload"]
     assert got.schema["key"] == pl.UInt64 and got.schema["to"] == pl.Int32
     plan = jumpshard.plan(keys, before, after)
@@ -134,7 +163,9 @@ def test_moves_of_placements_and_out_keys(dataset):
     root, keys = dataset
     df = pl.read_parquet(root)  # a DataFrame is planned lazily too
     table = jumpshard.NodeTable("".join(f"n{i}\n" for i in range(10)))
-    removed = jumpshard.NodeTable("".join(f"n{i} removed=1\n" if i == 4 else f"n{i}\n" for i in range(10)))
+    removed = jumpshard.NodeTable(
+        "".join(f"n{i} removed=1\n" if i == 4 else f"n{i}\n" for i in range(10))
+    )
     named = jp.moves(df, table, removed).collect(engine="streaming")
     assert named.columns == ["key", "from", "to", "from_node", "to_node"]
     assert set(named["from_node"]) == {"n4"} and set(named["from"]) == {4}
@@ -143,7 +174,9 @@ def test_moves_of_placements_and_out_keys(dataset):
     np.testing.assert_array_equal(named["to"].to_numpy(), memento.batch(named["key"].to_numpy()))
     assert named["to_node"].to_list() == [f"n{b}" for b in named["to"]]
     # Weights against a plain count: only bucket 2's keys leave.
-    lighter = jp.moves(df, 5, jumpshard.Weights([1.0, 1.0, 0.25, 1.0, 1.0])).collect(engine="streaming")
+    lighter = jp.moves(df, 5, jumpshard.Weights([1.0, 1.0, 0.25, 1.0, 1.0])).collect(
+        engine="streaming"
+    )
     assert lighter.height > 0 and set(lighter["from"]) == {2}
     # Replica sets: the moves jumpshard.arrow plans on the whole table.
     got = jp.moves(df, table, removed, replicas=3).collect(engine="streaming")
@@ -166,7 +199,9 @@ def test_moves_of_signed_and_byte_keys(dataset):
     signed = pl.DataFrame({"key": keys.view(np.int64)})
     got = jp.moves(signed, 10, 12).collect(engine="streaming")
     assert got.schema["key"] == pl.Int64
-    assert rows(got.with_columns(pl.col("key").reinterpret(signed=False)), "from", "to") == plan_rows(keys, 10, 12)
+    assert rows(
+        got.with_columns(pl.col("key").reinterpret(signed=False)), "from", "to"
+    ) == plan_rows(keys, 10, 12)
     with pytest.raises(ValueError, match="is negative, and the keys were declared unsigned"):
         jp.moves(signed, 10, 12, key_type="uint64").collect(engine="streaming")
     words = [f"user:{i}" for i in range(2000)]
@@ -181,7 +216,13 @@ def test_reshard_parquet_equals_the_plan(dataset, tmp_path):
     summary = jp.reshard_parquet(str(root), 10, 12, str(out))
     plan = jumpshard.plan(keys, 10, 12)
     per_destination = {b: int(n) for b, n in enumerate(plan.per_destination) if n}
-    assert summary == {"keys": len(keys), "moved": plan.moved, "from": 10, "to": 12, "per_destination": per_destination}
+    assert summary == {
+        "keys": len(keys),
+        "moved": plan.moved,
+        "from": 10,
+        "to": 12,
+        "per_destination": per_destination,
+    }
     assert sorted(p.name for p in out.iterdir()) == sorted(f"to={b}" for b in per_destination)
     assert pq.read_table(next(out.glob("to=*/*.parquet"))).column_names == ["key", "from"]
     written = pq.read_table(out)
@@ -200,12 +241,15 @@ def test_reshard_parquet_equals_the_cli(dataset, tmp_path):
     root, _ = dataset
     summary = jp.reshard_parquet(str(root), 10, 12, str(tmp_path / "out"))
     cli, cli_moves = cli_reshard(root, ["--from", 10, "--to", 12, "--column", "key"], tmp_path)
-    assert {k: cli[k] for k in ("keys", "moved", "from", "to")} == {k: summary[k] for k in ("keys", "moved", "from", "to")}
+    assert {k: cli[k] for k in ("keys", "moved", "from", "to")} == {
+        k: summary[k] for k in ("keys", "moved", "from", "to")
+    }
     assert {int(b): n for b, n in cli["per_destination"].items()} == summary["per_destination"]
     written = rows(pq.read_table(tmp_path / "out"), "from", "to")
-    assert {int(k): (int(f), int(t)) for k, f, t in zip(cli_moves["key"], cli_moves["from"], cli_moves["to"])} == {
-        k: (f, int(t)) for k, (f, t) in written.items()
-    }
+    assert {
+        int(k): (int(f), int(t))
+        for k, f, t in zip(cli_moves["key"], cli_moves["from"], cli_moves["to"])
+    } == {k: (f, int(t)) for k, (f, t) in written.items()}
 
 
 def test_reshard_parquet_of_node_tables_and_key_types(dataset, tmp_path):
@@ -216,15 +260,26 @@ def test_reshard_parquet_of_node_tables_and_key_types(dataset, tmp_path):
     assert summary["from"] == repr(old) and summary["moved"] == jumpshard.plan(keys, 10, 12).moved
     named = pq.read_table(tmp_path / "named")
     assert named.column_names == ["key", "from", "from_node", "to_node", "to"]
-    assert {k: (f"n{f}", f"n{t}") for k, (f, t) in rows(named, "from", "to").items()} == rows(named, "from_node", "to_node")
+    assert {k: (f"n{f}", f"n{t}") for k, (f, t) in rows(named, "from", "to").items()} == rows(
+        named, "from_node", "to_node"
+    )
     # Int64 keys above 2**63 and Decimal(20, 0) keys: the moves of the same 64 bits.
-    for name, key in [("signed", pa.array(keys.view(np.int64))), ("decimal", pa.array(keys).cast(pa.decimal128(20, 0)))]:
+    for name, key in [
+        ("signed", pa.array(keys.view(np.int64))),
+        ("decimal", pa.array(keys).cast(pa.decimal128(20, 0))),
+    ]:
         source = write_parquet(tmp_path / name / "keys.parquet", pa.table({"key": key}))
         out = tmp_path / f"{name}-out"
-        assert jp.reshard_parquet(str(source.parent), 10, 12, str(out), out_key="uint64") == {**summary, "from": 10, "to": 12}
+        assert jp.reshard_parquet(str(source.parent), 10, 12, str(out), out_key="uint64") == {
+            **summary,
+            "from": 10,
+            "to": 12,
+        }
         written = pq.read_table(out)
         assert written.schema.field("key").type == pa.uint64()
-        assert {k: (f, int(t)) for k, (f, t) in rows(written, "from", "to").items()} == plan_rows(keys, 10, 12)
+        assert {k: (f, int(t)) for k, (f, t) in rows(written, "from", "to").items()} == plan_rows(
+            keys, 10, 12
+        )
 
 
 @pytest.mark.parametrize("table, options, error, message", BAD_KEYS)
@@ -241,9 +296,17 @@ def test_bad_input_names_the_place_and_writes_nothing(tmp_path, table, options, 
 @pytest.mark.parametrize(
     "keys, error, message",
     [
-        (pa.array([*range(7), None, 8], pa.uint64()), ValueError, r"file .*z.parquet, row 7: the key is null"),
+        (
+            pa.array([*range(7), None, 8], pa.uint64()),
+            ValueError,
+            r"file .*z.parquet, row 7: the key is null",
+        ),
         # A type other than the first file's: an error of Polars' own.
-        (pa.array([float(i) for i in range(9)]), TypeError, r"column 'key', file .*z.parquet.*double"),
+        (
+            pa.array([float(i) for i in range(9)]),
+            TypeError,
+            r"column 'key', file .*z.parquet.*double",
+        ),
     ],
 )
 def test_a_bad_file_after_good_files(dataset, tmp_path, keys, error, message):
@@ -252,7 +315,10 @@ def test_a_bad_file_after_good_files(dataset, tmp_path, keys, error, message):
     root, _ = dataset
     for good in root.iterdir():
         write_parquet(tmp_path / "in" / good.name, pq.read_table(good))
-    write_parquet(tmp_path / "in" / "z.parquet", pa.table({"key": keys, "payload": pa.array(range(9), pa.int64())}))
+    write_parquet(
+        tmp_path / "in" / "z.parquet",
+        pa.table({"key": keys, "payload": pa.array(range(9), pa.int64())}),
+    )
     out = tmp_path / "out"
     with pytest.raises(error, match=message):
         jp.reshard_parquet(str(tmp_path / "in"), 10, 12, str(out))
@@ -260,7 +326,10 @@ def test_a_bad_file_after_good_files(dataset, tmp_path, keys, error, message):
 
 
 def test_nulls_kept_on_request(tmp_path):
-    source = write_parquet(tmp_path / "in" / "k.parquet", pa.table({"key": pa.array([1, None, 2**64 - 1], pa.uint64())}))
+    source = write_parquet(
+        tmp_path / "in" / "k.parquet",
+        pa.table({"key": pa.array([1, None, 2**64 - 1], pa.uint64())}),
+    )
     summary = jp.reshard_parquet(str(source.parent), 1, 12, str(tmp_path / "out"), nulls="keep")
     assert summary == {
         "keys": 3,
@@ -272,20 +341,33 @@ def test_nulls_kept_on_request(tmp_path):
     }
     assert (tmp_path / "out" / "to=__HIVE_DEFAULT_PARTITION__").is_dir()
     got = jp.moves(pl.scan_parquet(source), 1, 12, nulls="keep").collect(engine="streaming")
-    assert got.rows() == [(1, 0, jumpshard.bucket(1, 12)), (None, None, None), (2**64 - 1, 0, jumpshard.bucket(2**64 - 1, 12))]
+    assert got.rows() == [
+        (1, 0, jumpshard.bucket(1, 12)),
+        (None, None, None),
+        (2**64 - 1, 0, jumpshard.bucket(2**64 - 1, 12)),
+    ]
 
 
 def test_empty_files_and_existing_outputs(tmp_path):
-    source = write_parquet(tmp_path / "in" / "empty.parquet", pa.table({"key": pa.array([], pa.uint64())}))
+    source = write_parquet(
+        tmp_path / "in" / "empty.parquet", pa.table({"key": pa.array([], pa.uint64())})
+    )
     summary = jp.reshard_parquet(str(source.parent), 10, 12, str(tmp_path / "out"))
     assert summary == {"keys": 0, "moved": 0, "from": 10, "to": 12, "per_destination": {}}
     assert (tmp_path / "out").is_dir() and not list((tmp_path / "out").iterdir())
-    assert jp.reshard_parquet(str(source.parent), 10, 12, str(tmp_path / "flat"), by_destination=False)["moved"] == 0
+    assert (
+        jp.reshard_parquet(
+            str(source.parent), 10, 12, str(tmp_path / "flat"), by_destination=False
+        )["moved"]
+        == 0
+    )
     # An existing output (the input itself, say) is never replaced.
     before = source.read_bytes()
     with pytest.raises(FileExistsError):
         jp.reshard_parquet(str(source.parent), 10, 12, str(source.parent))
-    assert source.read_bytes() == before and [p.name for p in source.parent.iterdir()] == ["empty.parquet"]
+    assert source.read_bytes() == before and [p.name for p in source.parent.iterdir()] == [
+        "empty.parquet"
+    ]
     with pytest.raises(TypeError, match="output comes last"):
         jp.reshard_parquet(str(source.parent), str(tmp_path / "x"), 10, 12)
     (tmp_path / "none").mkdir()
@@ -316,6 +398,9 @@ def test_a_bad_key_s_row_counts_the_nulls_before_it(bad, options, row):
     # batches are morsels, whose rows the errors count from the morsel's
     # start; reshard_parquet names the file and row instead).
     df = pl.from_arrow(pa.table({"key": bad}))
-    for expression in (pl.col("key").jumpshard.bucket(10, nulls="keep", **options), pl.col("key").jumpshard.moved_to(10, 12, nulls="keep", **options)):
+    for expression in (
+        pl.col("key").jumpshard.bucket(10, nulls="keep", **options),
+        pl.col("key").jumpshard.moved_to(10, 12, nulls="keep", **options),
+    ):
         with pytest.raises(ValueError, match=f"a polars batch, row {row}: "):
             df.select(expression)

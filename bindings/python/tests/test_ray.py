@@ -10,7 +10,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import NULLS_BEFORE_BAD, BAD_KEYS, assert_nothing_written, cli_reshard, write_parquet, write_parquet_keys
+from conftest import (
+    NULLS_BEFORE_BAD,
+    BAD_KEYS,
+    assert_nothing_written,
+    cli_reshard,
+    write_parquet,
+    write_parquet_keys,
+)
 
 ray = pytest.importorskip("ray")
 
@@ -64,7 +71,9 @@ def test_bucket_column(dataset):
     np.testing.assert_array_equal(got.column("b").to_numpy(), jumpshard.batch(keys, 12))
     # int64 holding the same bits, and string and binary keys through the pre-hash.
     words = [f"user:{i}" for i in range(500)]
-    table = pa.table({"key": keys[:500].view(np.int64), "s": words, "b": [w.encode() for w in words]})
+    table = pa.table(
+        {"key": keys[:500].view(np.int64), "s": words, "b": [w.encode() for w in words]}
+    )
     ds = ray.data.from_arrow(table)
     got = collect(jr.buckets(jr.buckets(jr.buckets(ds, 100), 7, "s", name="s"), 7, "b", name="b"))
     np.testing.assert_array_equal(got.column("bucket").to_numpy(), jumpshard.batch(keys[:500], 100))
@@ -92,7 +101,9 @@ def test_moves_equal_the_plan(dataset, before, after):
     assert got.column_names == ["key", "from", "to", "payload"]
     assert got.schema.field("key").type == pa.uint64()
     plan = jumpshard.plan(keys, before, after)
-    np.testing.assert_array_equal(got.column("key").to_numpy(), keys[plan.positions.astype(np.intp)])
+    np.testing.assert_array_equal(
+        got.column("key").to_numpy(), keys[plan.positions.astype(np.intp)]
+    )
     np.testing.assert_array_equal(got.column("from").to_numpy(), plan.from_)
     np.testing.assert_array_equal(got.column("to").to_numpy(), plan.to)
     np.testing.assert_array_equal(got.column("payload").to_numpy(), plan.positions.astype(np.int64))
@@ -102,19 +113,27 @@ def test_moves_of_placements_and_key_types(dataset):
     root, keys = dataset
     ds = ray.data.read_parquet(str(root))
     table = jumpshard.NodeTable("".join(f"n{i}\n" for i in range(10)))
-    removed = jumpshard.NodeTable("".join(f"n{i} removed=1\n" if i == 4 else f"n{i}\n" for i in range(10)))
+    removed = jumpshard.NodeTable(
+        "".join(f"n{i} removed=1\n" if i == 4 else f"n{i}\n" for i in range(10))
+    )
     named = collect(jr.moves(ds, table, removed, keep_columns=True))
     assert named.column_names == ["key", "from", "to", "from_node", "to_node", "payload"]
     assert set(named.column("from_node").to_pylist()) == {"n4"}
     memento = jumpshard.Memento(10)
     memento.remove(4)
-    np.testing.assert_array_equal(named.column("to").to_numpy(), memento.batch(named.column("key").to_numpy()))
+    np.testing.assert_array_equal(
+        named.column("to").to_numpy(), memento.batch(named.column("key").to_numpy())
+    )
     assert named.column("to_node").to_pylist() == [f"n{b}" for b in named.column("to").to_pylist()]
     # Int64 keys above 2**63 read as the same bits; out_key gives them back unsigned.
     signed = ray.data.from_arrow(pa.table({"key": keys.view(np.int64)}))
     got = collect(jr.moves(signed, 10, 12, out_key="uint64"))
-    assert got.schema.field("key").type == pa.uint64() and rows(got, "from", "to") == plan_rows(keys, 10, 12)
-    with pytest.raises(ray.exceptions.RayError, match="is negative, and the keys were declared unsigned"):
+    assert got.schema.field("key").type == pa.uint64() and rows(got, "from", "to") == plan_rows(
+        keys, 10, 12
+    )
+    with pytest.raises(
+        ray.exceptions.RayError, match="is negative, and the keys were declared unsigned"
+    ):
         jr.moves(signed, 10, 12, key_type="uint64").materialize()
     with pytest.raises(ValueError, match="out_key must be one of"):
         jr.moves(signed, 10, 12, out_key="u64")
@@ -126,7 +145,13 @@ def test_reshard_parquet_equals_the_plan(dataset, tmp_path):
     summary = jr.reshard_parquet(str(root), 10, 12, str(out))
     plan = jumpshard.plan(keys, 10, 12)
     per_destination = {b: int(n) for b, n in enumerate(plan.per_destination) if n}
-    assert summary == {"keys": len(keys), "moved": plan.moved, "from": 10, "to": 12, "per_destination": per_destination}
+    assert summary == {
+        "keys": len(keys),
+        "moved": plan.moved,
+        "from": 10,
+        "to": 12,
+        "per_destination": per_destination,
+    }
     assert sorted(p.name for p in out.iterdir()) == sorted(f"to={b}" for b in per_destination)
     assert pq.read_table(next(out.glob("to=*/*.parquet"))).column_names == ["key", "from"]
     got = rows(pq.read_table(out), "from", "to")
@@ -141,7 +166,9 @@ def test_reshard_parquet_equals_the_plan(dataset, tmp_path):
     named = jr.reshard_parquet(str(root), old, new, str(tmp_path / "named"))
     assert named == summary | {"from": repr(old), "to": repr(new)}
     table = pq.read_table(tmp_path / "named")
-    assert {k: (f"n{f}", f"n{t}") for k, (f, t) in rows(table, "from", "to").items()} == rows(table, "from_node", "to_node")
+    assert {k: (f"n{f}", f"n{t}") for k, (f, t) in rows(table, "from", "to").items()} == rows(
+        table, "from_node", "to_node"
+    )
 
 
 @pytest.mark.skipif(not os.environ.get("JUMPSHARD_CLI"), reason="JUMPSHARD_CLI names no built CLI")
@@ -149,12 +176,15 @@ def test_reshard_parquet_equals_the_cli(dataset, tmp_path):
     root, _ = dataset
     summary = jr.reshard_parquet(str(root), 10, 12, str(tmp_path / "out"))
     cli, cli_moves = cli_reshard(root, ["--from", 10, "--to", 12, "--column", "key"], tmp_path)
-    assert {k: cli[k] for k in ("keys", "moved", "from", "to")} == {k: summary[k] for k in ("keys", "moved", "from", "to")}
+    assert {k: cli[k] for k in ("keys", "moved", "from", "to")} == {
+        k: summary[k] for k in ("keys", "moved", "from", "to")
+    }
     assert {int(b): n for b, n in cli["per_destination"].items()} == summary["per_destination"]
     written = rows(pq.read_table(tmp_path / "out"), "from", "to")
-    assert {int(k): (int(f), int(t)) for k, f, t in zip(cli_moves["key"], cli_moves["from"], cli_moves["to"])} == {
-        k: (f, int(t)) for k, (f, t) in written.items()
-    }
+    assert {
+        int(k): (int(f), int(t))
+        for k, f, t in zip(cli_moves["key"], cli_moves["from"], cli_moves["to"])
+    } == {k: (f, int(t)) for k, (f, t) in written.items()}
 
 
 @pytest.mark.parametrize("table, options, error, message", BAD_KEYS)
@@ -175,7 +205,10 @@ def test_a_bad_key_after_good_files(dataset, tmp_path):
     for good in root.iterdir():
         write_parquet(tmp_path / "in" / good.name, pq.read_table(good))
     keys = pa.array([*range(7), None, 8], pa.uint64())
-    write_parquet(tmp_path / "in" / "z.parquet", pa.table({"key": keys, "payload": pa.array(range(9), pa.int64())}))
+    write_parquet(
+        tmp_path / "in" / "z.parquet",
+        pa.table({"key": keys, "payload": pa.array(range(9), pa.int64())}),
+    )
     out = tmp_path / "out"
     with pytest.raises(ValueError, match=r"file .*z.parquet, row 7: the key is null"):
         jr.reshard_parquet(str(tmp_path / "in"), 10, 12, str(out))
@@ -183,7 +216,10 @@ def test_a_bad_key_after_good_files(dataset, tmp_path):
 
 
 def test_nulls_kept_empty_files_and_existing_outputs(tmp_path):
-    source = write_parquet(tmp_path / "in" / "k.parquet", pa.table({"key": pa.array([1, None, 2**64 - 1], pa.uint64())}))
+    source = write_parquet(
+        tmp_path / "in" / "k.parquet",
+        pa.table({"key": pa.array([1, None, 2**64 - 1], pa.uint64())}),
+    )
     write_parquet(tmp_path / "in" / "empty.parquet", pa.table({"key": pa.array([], pa.uint64())}))
     summary = jr.reshard_parquet(str(source.parent), 1, 12, str(tmp_path / "out"), nulls="keep")
     assert summary == {
@@ -196,7 +232,9 @@ def test_nulls_kept_empty_files_and_existing_outputs(tmp_path):
     }
     assert (tmp_path / "out" / "to=__HIVE_DEFAULT_PARTITION__").is_dir()
     # Nothing moves: `out` is an empty directory.
-    empty = write_parquet(tmp_path / "empty" / "e.parquet", pa.table({"key": pa.array([], pa.uint64())}))
+    empty = write_parquet(
+        tmp_path / "empty" / "e.parquet", pa.table({"key": pa.array([], pa.uint64())})
+    )
     summary = jr.reshard_parquet(str(empty.parent), 10, 12, str(tmp_path / "none"))
     assert summary == {"keys": 0, "moved": 0, "from": 10, "to": 12, "per_destination": {}}
     assert not list((tmp_path / "none").iterdir())
@@ -204,7 +242,10 @@ def test_nulls_kept_empty_files_and_existing_outputs(tmp_path):
     before = source.read_bytes()
     with pytest.raises(FileExistsError):
         jr.reshard_parquet(str(source.parent), 10, 12, str(source.parent))
-    assert source.read_bytes() == before and sorted(p.name for p in source.parent.iterdir()) == ["empty.parquet", "k.parquet"]
+    assert source.read_bytes() == before and sorted(p.name for p in source.parent.iterdir()) == [
+        "empty.parquet",
+        "k.parquet",
+    ]
     with pytest.raises(TypeError, match="output comes last"):
         jr.reshard_parquet(str(source.parent), str(tmp_path / "x"), 10, 12)
 

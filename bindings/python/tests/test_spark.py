@@ -9,7 +9,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import BAD_KEYS, assert_nothing_written, cli_reshard, write_parquet, write_parquet_keys
+from conftest import (
+    BAD_KEYS,
+    assert_nothing_written,
+    cli_reshard,
+    write_parquet,
+    write_parquet_keys,
+)
 
 pyspark = pytest.importorskip("pyspark")
 
@@ -70,7 +76,8 @@ def test_bucket_column(spark, dataset):
     np.testing.assert_array_equal(got.column("b").to_numpy(), jumpshard.batch(keys[positions], 12))
     # int64 holding the same bits: the same buckets.
     signed = spark.createDataFrame(
-        [(int(p), int(np.int64(keys[p].view(np.int64)))) for p in range(0, len(keys), 97)], "payload long, key long"
+        [(int(p), int(np.int64(keys[p].view(np.int64)))) for p in range(0, len(keys), 97)],
+        "payload long, key long",
     )
     got = signed.select("payload", js.bucket("key", 100).alias("b")).toArrow()
     positions = got.column("payload").to_numpy()
@@ -85,7 +92,9 @@ def test_bucket_column_of_byte_keys_and_nulls(spark):
     np.testing.assert_array_equal(got.column("s").to_numpy(), want)
     np.testing.assert_array_equal(got.column("b").to_numpy(), want)
     nulls = spark.createDataFrame([(1,), (None,), (3,)], "key long")
-    assert nulls.select(js.bucket("key", 5, nulls="keep").alias("b")).toArrow().column("b").to_pylist() == [
+    assert nulls.select(js.bucket("key", 5, nulls="keep").alias("b")).toArrow().column(
+        "b"
+    ).to_pylist() == [
         jumpshard.bucket(1, 5),
         None,
         jumpshard.bucket(3, 5),
@@ -100,10 +109,19 @@ def test_moves_equal_the_plan(spark, dataset, before, after):
     got = js.moves(spark.read.parquet(str(root)), before, after, keep_columns=True).toArrow()
     assert got.column_names == ["key", "from", "to", "payload"]
     assert got.schema.field("key").type == pa.decimal128(20, 0)
-    rows = {int(k): (f, t) for k, f, t in zip(got.column("key").to_pylist(), got.column("from").to_pylist(), got.column("to").to_pylist())}
+    rows = {
+        int(k): (f, t)
+        for k, f, t in zip(
+            got.column("key").to_pylist(),
+            got.column("from").to_pylist(),
+            got.column("to").to_pylist(),
+        )
+    }
     assert rows == plan_rows(keys, before, after)
     positions = got.column("payload").to_numpy()
-    np.testing.assert_array_equal(keys[positions], np.array([int(k) for k in got.column("key").to_pylist()], np.uint64))
+    np.testing.assert_array_equal(
+        keys[positions], np.array([int(k) for k in got.column("key").to_pylist()], np.uint64)
+    )
 
 
 def test_moves_out_key_and_placements(spark, dataset):
@@ -111,19 +129,26 @@ def test_moves_out_key_and_placements(spark, dataset):
     df = spark.read.parquet(str(root))
     as_int = js.moves(df, 10, 12, out_key="int64").toArrow()
     assert as_int.schema.field("key").type == pa.int64()
-    assert {int(k) for k in as_int.column("key").to_numpy().view(np.uint64)} == set(plan_rows(keys, 10, 12))
+    assert {int(k) for k in as_int.column("key").to_numpy().view(np.uint64)} == set(
+        plan_rows(keys, 10, 12)
+    )
     with pytest.raises(ValueError, match="no unsigned 64-bit type"):
         js.moves(df, 10, 12, out_key="uint64")
     # A node table: the nodes named; a Memento removal: only its keys move.
     table = jumpshard.NodeTable("".join(f"n{i}\n" for i in range(10)))
-    removed = jumpshard.NodeTable("".join(f"n{i} removed=1\n" if i == 4 else f"n{i}\n" for i in range(10)))
+    removed = jumpshard.NodeTable(
+        "".join(f"n{i} removed=1\n" if i == 4 else f"n{i}\n" for i in range(10))
+    )
     named = js.moves(df, table, removed).toArrow()
     assert set(named.column("from_node").to_pylist()) == {"n4"}
     memento = jumpshard.Memento(10)
     memento.remove(4)
-    assert named.column("to").to_pylist() == memento.batch(
-        np.array([int(k) for k in named.column("key").to_pylist()], np.uint64)
-    ).tolist()
+    assert (
+        named.column("to").to_pylist()
+        == memento.batch(
+            np.array([int(k) for k in named.column("key").to_pylist()], np.uint64)
+        ).tolist()
+    )
 
 
 def test_reshard_parquet_equals_the_cli(spark, dataset, tmp_path):
@@ -132,10 +157,25 @@ def test_reshard_parquet_equals_the_cli(spark, dataset, tmp_path):
     summary = js.reshard_parquet(str(root), 10, 12, str(out))
     plan = jumpshard.plan(keys, 10, 12)
     per_destination = {b: int(n) for b, n in enumerate(plan.per_destination) if n}
-    assert summary == {"keys": len(keys), "moved": plan.moved, "from": 10, "to": 12, "per_destination": per_destination}
-    assert sorted(p.name for p in out.iterdir() if p.name.startswith("to=")) == [f"to={b}" for b in per_destination]
+    assert summary == {
+        "keys": len(keys),
+        "moved": plan.moved,
+        "from": 10,
+        "to": 12,
+        "per_destination": per_destination,
+    }
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith("to=")) == [
+        f"to={b}" for b in per_destination
+    ]
     written = pq.read_table(out)
-    got = {int(k): (f, int(t)) for k, f, t in zip(written.column("key").to_pylist(), written.column("from").to_pylist(), written.column("to").to_pylist())}
+    got = {
+        int(k): (f, int(t))
+        for k, f, t in zip(
+            written.column("key").to_pylist(),
+            written.column("from").to_pylist(),
+            written.column("to").to_pylist(),
+        )
+    }
     assert got == plan_rows(keys, 10, 12)
     assert 2**64 - 1 in got or 2**64 - 1 not in plan_rows(keys, 10, 12)
     assert any(k >= 2**63 for k in got)
@@ -143,7 +183,10 @@ def test_reshard_parquet_equals_the_cli(spark, dataset, tmp_path):
     cli, cli_moves = cli_reshard(root, ["--from", 10, "--to", 12, "--column", "key"], tmp_path)
     assert {k: cli[k] for k in ("keys", "moved")} == {k: summary[k] for k in ("keys", "moved")}
     assert {int(b): n for b, n in cli["per_destination"].items()} == per_destination
-    assert {int(k): (int(f), int(t)) for k, f, t in zip(cli_moves["key"], cli_moves["from"], cli_moves["to"])} == got
+    assert {
+        int(k): (int(f), int(t))
+        for k, f, t in zip(cli_moves["key"], cli_moves["from"], cli_moves["to"])
+    } == got
     # One dataset with a `to` column instead.
     flat = js.reshard_parquet(str(root), 10, 12, str(tmp_path / "flat"), by_destination=False)
     assert flat == summary
@@ -157,19 +200,38 @@ def test_reshard_parquet_replicas_equal_the_cli(spark, dataset, tmp_path):
     new_text = "".join(f"{n} removed=1\n" if n == "n2" else f"{n}\n" for n in names)
     (tmp_path / "old.txt").write_text(old_text)
     (tmp_path / "new.txt").write_text(new_text)
-    cli, cli_moves = cli_reshard(root, ["--from-nodes", tmp_path / "old.txt", "--to-nodes", tmp_path / "new.txt", "--replicas", 3, "--column", "key"], tmp_path)
+    cli, cli_moves = cli_reshard(
+        root,
+        [
+            "--from-nodes",
+            tmp_path / "old.txt",
+            "--to-nodes",
+            tmp_path / "new.txt",
+            "--replicas",
+            3,
+            "--column",
+            "key",
+        ],
+        tmp_path,
+    )
     want = sorted(zip(cli_moves["key"].tolist(), cli_moves["from_node"], cli_moves["to_node"]))
     old, new = jumpshard.NodeTable(old_text), jumpshard.NodeTable(new_text)
     got = js.moves(spark.read.parquet(str(root)), old, new, replicas=3).toArrow()
     assert cli["moved"] == got.num_rows
-    rows = zip([int(k) for k in got.column("key").to_pylist()], got.column("from_node").to_pylist(), got.column("to_node").to_pylist())
+    rows = zip(
+        [int(k) for k in got.column("key").to_pylist()],
+        got.column("from_node").to_pylist(),
+        got.column("to_node").to_pylist(),
+    )
     assert sorted(rows) == want
     summary = js.reshard_parquet(str(root), old, new, str(tmp_path / "out"), replicas=3)
     assert summary["moved"] == cli["moved"] and summary["keys"] == len(keys)
 
 
 @pytest.mark.parametrize("table, options, error, message", BAD_KEYS)
-def test_bad_input_names_the_place_and_writes_nothing(spark, tmp_path, table, options, error, message):
+def test_bad_input_names_the_place_and_writes_nothing(
+    spark, tmp_path, table, options, error, message
+):
     source = write_parquet(tmp_path / "in" / "bad.parquet", table)
     before = source.read_bytes()
     out = tmp_path / "out"
@@ -180,16 +242,23 @@ def test_bad_input_names_the_place_and_writes_nothing(spark, tmp_path, table, op
 
 
 def test_nulls_kept_on_request(spark, tmp_path):
-    source = write_parquet(tmp_path / "in" / "k.parquet", pa.table({"key": pa.array([1, None, 2**64 - 1], pa.uint64())}))
+    source = write_parquet(
+        tmp_path / "in" / "k.parquet",
+        pa.table({"key": pa.array([1, None, 2**64 - 1], pa.uint64())}),
+    )
     summary = js.reshard_parquet(str(source.parent), 1, 12, str(tmp_path / "out"), nulls="keep")
     assert summary["null_keys"] == 1 and summary["keys"] == 3 and summary["moved"] == 2
 
 
 def test_empty_files_and_existing_outputs(spark, tmp_path):
-    source = write_parquet(tmp_path / "in" / "empty.parquet", pa.table({"key": pa.array([], pa.uint64())}))
+    source = write_parquet(
+        tmp_path / "in" / "empty.parquet", pa.table({"key": pa.array([], pa.uint64())})
+    )
     write_parquet(tmp_path / "in" / "one.parquet", pa.table({"key": pa.array([7], pa.uint64())}))
     assert js.reshard_parquet(str(source.parent), 10, 12, str(tmp_path / "out"))["keys"] == 1
-    write_parquet(tmp_path / "empty" / "empty.parquet", pa.table({"key": pa.array([], pa.uint64())}))
+    write_parquet(
+        tmp_path / "empty" / "empty.parquet", pa.table({"key": pa.array([], pa.uint64())})
+    )
     summary = js.reshard_parquet(str(tmp_path / "empty"), 10, 12, str(tmp_path / "out2"))
     assert (summary["keys"], summary["moved"]) == (0, 0)
     # A directory without Parquet files: a clear error, not Spark's.
