@@ -50,6 +50,8 @@ mod plan;
 #[cfg(feature = "reference")]
 pub mod reference;
 mod scratch;
+#[cfg(any(test, feature = "reference"))]
+mod splitmix;
 #[cfg(feature = "reference")]
 pub mod verify;
 

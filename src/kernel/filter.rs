@@ -69,19 +69,11 @@ mod tests {
     /// 16-key steps, unaligned slices, thresholds and buckets at the edges.
     #[test]
     fn every_kernel_selects_what_a_filter_selects() {
-        // A plain LCG with its high bits folded in: `verify`'s generator
-        // needs the `reference` feature, and this test does not.
-        let mut state = 0x5E1Eu64;
-        let mut next_u64 = || {
-            state = state
-                .wrapping_mul(crate::kernel::scalar::LCG_MULTIPLIER)
-                .wrapping_add(0x9E37_79B9_7F4A_7C15);
-            state ^ (state >> 29)
-        };
+        let mut random = crate::splitmix::SplitMix64::new(0x5E1E);
         let max = (1u32 << 31) - 1;
         let edges = [0, 1, 9, 10, 11, max - 1, max];
         let len = 300;
-        let keys: Vec<u64> = (0..=len).map(|_| next_u64()).collect();
+        let keys: Vec<u64> = (0..=len).map(|_| random.next_u64()).collect();
         // Under Miri, which checks the memory accesses rather than the
         // arithmetic, two thresholds of the five (each is seconds there),
         // and the buckets of two rounds of the four: the edges, whose
@@ -95,7 +87,7 @@ mod tests {
             for &round in rounds {
                 let buckets: Vec<u32> = (0..=len)
                     .map(|_| {
-                        let r = next_u64();
+                        let r = random.next_u64();
                         match round {
                             0 => edges[(r % edges.len() as u64) as usize],
                             1 => (r % 20) as u32,

@@ -420,15 +420,7 @@ mod tests {
             target_feature = "popcnt"
         ))]
         assert!(Kernel::avx2().is_some());
-        let mut state = 0x6B65_726Eu64;
-        let keys: Vec<u64> = (0..520)
-            .map(|_| {
-                state = state
-                    .wrapping_mul(scalar::LCG_MULTIPLIER)
-                    .wrapping_add(0x9E37_79B9_7F4A_7C15);
-                state ^ (state >> 31)
-            })
-            .collect();
+        let keys = crate::splitmix::SplitMix64::new(0x6B65_726E).keys(520);
         let kernels = Kernel::every_strategy();
         for (len, counts) in cases() {
             // Misaligned by 0, 1 and 3 keys; under Miri by one of them, in

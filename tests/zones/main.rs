@@ -10,6 +10,7 @@ mod properties;
 #[path = "../../reference/zones.rs"]
 mod reference;
 
+use jumpshard::verify::SplitMix64;
 use jumpshard::NodeTable;
 
 /// A well-mixed key of index `i`.
@@ -17,21 +18,17 @@ pub fn mix(i: u64) -> u64 {
     xxhash_rust::xxh64::xxh64(&i.to_le_bytes(), 0x2013)
 }
 
-/// A small deterministic generator (SplitMix64), so that every run draws
-/// the same tables.
-pub struct Rng(pub u64);
+/// A small deterministic generator, so that every run draws the same
+/// tables.
+pub struct Rng(SplitMix64);
 
 impl Rng {
-    pub fn draw(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+    pub fn new(seed: u64) -> Rng {
+        Rng(SplitMix64::new(seed))
     }
 
     pub fn below(&mut self, n: u64) -> u64 {
-        self.draw() % n
+        self.0.next_u64() % n
     }
 }
 
@@ -87,7 +84,7 @@ pub fn sets(table: &NodeTable, keys: &[u64], k: usize) -> Vec<Vec<u32>> {
 
 #[test]
 fn the_batched_walk_is_the_plain_one() {
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let keys: Vec<u64> = (0..if cfg!(miri) { 20 } else { 400 }).map(mix).collect();
     for case in 0..if cfg!(miri) { 4 } else { 60 } {
         let zones = 1 + rng.below(5) as usize;

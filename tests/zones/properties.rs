@@ -58,7 +58,7 @@ fn roomy(rng: &mut Rng, zones: usize, k: usize, removed: usize, racks: u64) -> N
 
 #[test]
 fn sets_span_distinct_zones_and_rank_one_is_the_tables_node() {
-    let mut rng = Rng(11);
+    let mut rng = Rng::new(11);
     let keys = keys();
     for _ in 0..if cfg!(miri) { 2 } else { 30 } {
         let zones = 1 + rng.below(5) as usize;
@@ -113,7 +113,7 @@ fn moved(old: &BTreeSet<String>, new: &BTreeSet<String>) -> (Vec<String>, Vec<St
 
 #[test]
 fn a_node_added_in_a_zone_takes_slots_only_onto_itself() {
-    let mut rng = Rng(12);
+    let mut rng = Rng::new(12);
     let keys = keys();
     let (mut primary_moves, mut extra) = (0u64, 0u64);
     for case in 0..if cfg!(miri) { 1 } else { 12 } {
@@ -148,7 +148,7 @@ fn a_node_added_in_a_zone_takes_slots_only_onto_itself() {
 
 #[test]
 fn a_node_removed_gives_up_only_its_slots_within_its_zone() {
-    let mut rng = Rng(13);
+    let mut rng = Rng::new(13);
     let keys = keys();
     let (mut primary_moves, mut extra) = (0u64, 0u64);
     for case in 0..if cfg!(miri) { 1 } else { 12 } {
@@ -195,7 +195,7 @@ fn a_node_removed_gives_up_only_its_slots_within_its_zone() {
 
 #[test]
 fn a_zone_lost_moves_only_its_slots_to_zones_the_key_did_not_use() {
-    let mut rng = Rng(14);
+    let mut rng = Rng::new(14);
     let keys = keys();
     for case in 0..if cfg!(miri) { 1 } else { 8 } {
         let k = 1 + case % 3;
@@ -236,7 +236,7 @@ fn a_zone_lost_moves_only_its_slots_to_zones_the_key_did_not_use() {
 
 #[test]
 fn a_zone_added_takes_slots_only_into_itself() {
-    let mut rng = Rng(15);
+    let mut rng = Rng::new(15);
     let keys = keys();
     for case in 0..if cfg!(miri) { 1 } else { 6 } {
         let k = 1 + case % 3;
@@ -272,7 +272,7 @@ fn a_zone_added_takes_slots_only_into_itself() {
 fn every_rank_and_every_node_gets_its_fair_share() {
     let sizes = [3usize, 5, 8, 12, 20];
     let k = 3;
-    let mut rng = Rng(16);
+    let mut rng = Rng::new(16);
     let table = NodeTable::parse(&table_text(&mut rng, &sizes, 0, 0)).unwrap();
     let keys: Vec<u64> = (0..300_000).map(mix).collect();
     let rows = sets(&table, &keys, k);

@@ -60,18 +60,12 @@ mod tests {
                 edges.push(h << 32 | l);
             }
         }
-        let mut s = 0x1234_5678_9ABC_DEF0u64;
-        let randoms = (0..100_000).map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            s
-        });
+        let randoms = crate::splitmix::SplitMix64::new(0x1234_5678_9ABC_DEF0).keys(100_000);
         for (a, b) in edges
             .iter()
             .copied()
             .zip(edges.iter().rev().copied())
-            .chain(randoms.collect::<Vec<_>>().chunks(2).map(|p| (p[0], p[1])))
+            .chain(randoms.chunks(2).map(|p| (p[0], p[1])))
         {
             // SAFETY: NEON was detected above.
             let got = unsafe { step_pair(a, b) };

@@ -460,13 +460,8 @@ mod tests {
         let Some(_) = crate::Kernel::avx512() else {
             return;
         };
-        let mut state = 0x1234_5678_9ABC_DEF0u64;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            state ^ state >> 29
-        };
+        let mut random = crate::splitmix::SplitMix64::new(0x1234_5678_9ABC_DEF0);
+        let mut next = move || random.next_u64();
         let divisors = [1u64, 2, 3, 7, 1000, (1 << 31) - 1, (1 << 31) - 2, 1 << 30];
         let dividends = [
             0u64,

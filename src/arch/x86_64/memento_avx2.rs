@@ -156,13 +156,8 @@ mod tests {
         let Some(_) = crate::Kernel::avx2() else {
             return;
         };
-        let mut state = 0x0BAD_5EED_u64;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            state >> 17
-        };
+        let mut random = crate::splitmix::SplitMix64::new(0x0BAD_5EED);
+        let mut next = move || random.next_u64();
         let lengths = if cfg!(miri) { 0..=20 } else { 0..=300 };
         for words in [1usize, 3, 4, 5, 15, 16, 17, 100] {
             let removed: Vec<u64> = (0..words).map(|_| next() ^ next() << 40).collect();

@@ -115,13 +115,8 @@ mod tests {
         if crate::Kernel::avx512().is_none() {
             return;
         }
-        let mut state = 0x0DDB_1A5E_5BAD_5EEDu64;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            state ^ state >> 29
-        };
+        let mut random = crate::splitmix::SplitMix64::new(0x0DDB_1A5E_5BAD_5EED);
+        let mut next = move || random.next_u64();
         // Past 300, two keys too long for a span, which go by their offsets.
         let lengths: Vec<u64> = (0..=300)
             .chain((0..2000).map(|_| next() % 300))

@@ -10,6 +10,7 @@
 
 use crate::bytes::lanes::Prehash;
 use crate::bytes::BLOCK;
+use crate::splitmix::SplitMix64;
 use crate::Kernel;
 
 #[test]
@@ -111,7 +112,7 @@ fn check(kernel: Option<Kernel>, name: &str) {
         );
         return;
     };
-    let mut random = Random(0x8B17E5);
+    let mut random = SplitMix64::new(0x8B17E5);
     let seeds = [0, 1, u64::MAX, random.next_u64()];
     let seeds = if cfg!(miri) { &seeds[..2] } else { &seeds[..] };
     let lengths: Vec<usize> = if cfg!(miri) {
@@ -176,17 +177,5 @@ fn check(kernel: Option<Kernel>, name: &str) {
             let data: Vec<u8> = (0..offsets[count] as usize).map(fill).collect();
             compare(kernel, seed, &data, &offsets);
         }
-    }
-}
-
-/// SplitMix64 (the feature-gated `crate::verify` one is absent under Miri).
-struct Random(u64);
-
-impl Random {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let z = (self.0 ^ (self.0 >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        let z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
     }
 }

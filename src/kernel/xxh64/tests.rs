@@ -34,13 +34,7 @@ fn keys() -> Vec<u64> {
     for i in 0..64 {
         keys.extend([1u64 << i, !(1u64 << i)]);
     }
-    // SplitMix64's output function over a counter: well-mixed keys.
-    keys.extend((1..=400u64).map(|i| {
-        let mut z = i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }));
+    keys.extend(crate::splitmix::SplitMix64::new(0).keys(400));
     keys
 }
 

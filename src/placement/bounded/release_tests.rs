@@ -2,14 +2,21 @@
 //! router, its refusals, and batches beside other threads and membership
 //! changes.
 
-use super::tests::{cluster, next};
+use super::tests::cluster;
 use super::*;
+use crate::splitmix::SplitMix64;
 
 /// Keys with half of them on three hot ones, whose buckets fill and walk
 /// on: the nodes of a batch repeat.
-fn keys(len: usize, s: &mut u64) -> Vec<u64> {
+fn keys(len: usize, s: &mut SplitMix64) -> Vec<u64> {
     (0..len)
-        .map(|i| if i % 2 == 0 { (i % 3) as u64 } else { next(s) })
+        .map(|i| {
+            if i % 2 == 0 {
+                (i % 3) as u64
+            } else {
+                s.next_u64()
+            }
+        })
         .collect()
 }
 
@@ -33,7 +40,7 @@ fn a_release_batch_is_each_release_in_turn() {
             BoundedLoads::new(m.clone(), factor).unwrap(),
             BoundedLoads::new(m, factor).unwrap(),
         );
-        let mut s = u64::from(n);
+        let mut s = SplitMix64::new(u64::from(n));
         for &len in lengths {
             // Five more than released: some load stays held throughout.
             let keys = keys(len + 5, &mut s);
@@ -65,7 +72,7 @@ fn refusals_release_nothing() {
     // Buckets 3 and 5 are removed: no acquire answers them, so their
     // loads stay 0.
     let router = BoundedLoads::new(cluster(20, &[3, 5]), 1.25).unwrap();
-    let mut s = 9;
+    let mut s = SplitMix64::new(9);
     let held = acquired(&router, &keys(len, &mut s));
     let (loads, total) = (router.loads(), router.total());
     let unchanged = |why: &str| {
@@ -123,7 +130,7 @@ fn batches_beside_membership_changes_lose_no_count() {
         for t in 0..4u64 {
             let router = &router;
             scope.spawn(move || {
-                let mut s = t + 1;
+                let mut s = SplitMix64::new(t + 1);
                 for _ in 0..rounds {
                     let nodes = acquired(router, &keys(len, &mut s));
                     // Released in two batches, the second across blocks.
@@ -135,7 +142,7 @@ fn batches_beside_membership_changes_lose_no_count() {
         }
         // Removals and restores meanwhile, of nodes the batches hold.
         for round in 0..rounds {
-            let held = acquired(&router, &keys(10, &mut (round as u64)));
+            let held = acquired(&router, &keys(10, &mut SplitMix64::new(round as u64)));
             router.remove(held[1]).unwrap();
             router.remove((held[1] + 5) % 16).ok();
             router.release_batch(&held).unwrap();

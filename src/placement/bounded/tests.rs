@@ -1,16 +1,8 @@
 use std::sync::Arc;
 
 use super::*;
+use crate::splitmix::SplitMix64;
 use crate::BucketCount;
-
-/// A splitmix64 step: random keys without a dependency.
-pub(super) fn next(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 pub(super) fn cluster(n: u32, removals: &[u32]) -> Memento {
     Memento::from_removals(BucketCount::new(n).unwrap(), removals).unwrap()
@@ -23,9 +15,9 @@ fn infinite_factor_is_the_plain_bucket() {
     for removals in [&[][..], &[3, 17, 5][..]] {
         let m = cluster(40, removals);
         let router = BoundedLoads::new(m.clone(), f64::INFINITY).unwrap();
-        let mut s = 1;
+        let mut s = SplitMix64::new(1);
         for _ in 0..KEYS {
-            let key = next(&mut s);
+            let key = s.next_u64();
             let node = router.acquire(key);
             assert_eq!(node, m.bucket(key));
             if removals.is_empty() {
@@ -43,9 +35,9 @@ fn under_the_bound_is_the_plain_bucket() {
     // bound (1 at the least), so every answer is the key's bucket.
     let m = cluster(30, &[4, 9]);
     let router = BoundedLoads::new(m.clone(), 1.01).unwrap();
-    let mut s = 2;
+    let mut s = SplitMix64::new(2);
     for _ in 0..KEYS {
-        let key = next(&mut s);
+        let key = s.next_u64();
         let node = router.acquire(key);
         assert_eq!(node, m.bucket(key));
         router.release(node).unwrap();
@@ -100,10 +92,10 @@ fn many_threads_keep_the_bound_and_the_counts() {
         for round in 0..rounds {
             // Acquires only, then a quiescent check of the bound.
             let held: Vec<Vec<u32>> = run(&router, THREADS, |router, t| {
-                let mut s = (round * 100 + t) as u64;
+                let mut s = SplitMix64::new((round * 100 + t) as u64);
                 (0..steps)
                     .map(|_| {
-                        let c = router.acquire_counted(next(&mut s));
+                        let c = router.acquire_counted(s.next_u64());
                         assert!(c.fallback || c.load <= c.bound, "{c:?}");
                         c.node
                     })
@@ -118,10 +110,10 @@ fn many_threads_keep_the_bound_and_the_counts() {
             // Then releases of what each thread holds, mixed with more
             // acquires released at once.
             run(&router, THREADS, |router, t| {
-                let mut s = (round * 100 + t + 50) as u64;
+                let mut s = SplitMix64::new((round * 100 + t + 50) as u64);
                 for &node in &held[t] {
                     router.release(node).unwrap();
-                    let extra = router.acquire(next(&mut s));
+                    let extra = router.acquire(s.next_u64());
                     router.release(extra).unwrap();
                 }
             });
@@ -246,9 +238,9 @@ fn membership_changes_beside_running_threads_lose_no_count() {
         for t in 0..4u64 {
             let router = &router;
             scope.spawn(move || {
-                let mut s = t + 1;
+                let mut s = SplitMix64::new(t + 1);
                 for _ in 0..steps {
-                    let node = router.acquire(next(&mut s));
+                    let node = router.acquire(s.next_u64());
                     router.release(node).unwrap();
                 }
             });
@@ -296,7 +288,7 @@ fn a_batch_is_each_acquire_in_turn() {
         let m = cluster(n, removals);
         let batch = BoundedLoads::with_walk(m.clone(), factor, walk).unwrap();
         let one = BoundedLoads::with_walk(m, factor, walk).unwrap();
-        let mut s = u64::from(n);
+        let mut s = SplitMix64::new(u64::from(n));
         for &len in lengths {
             // Half the keys on three hot ones.
             let keys: Vec<u64> = (0..len)
@@ -304,7 +296,7 @@ fn a_batch_is_each_acquire_in_turn() {
                     if i % 2 == 0 {
                         (i % 3) as u64
                     } else {
-                        next(&mut s)
+                        s.next_u64()
                     }
                 })
                 .collect();

@@ -5,15 +5,8 @@
 //! b-arrays on both sides of the link-table limit.
 
 use super::*;
+use crate::splitmix::mix;
 use crate::Kernel;
-
-/// A small deterministic generator.
-fn mix(i: u64) -> u64 {
-    let mut z = i.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 /// Byte keys: each length from 0 to `longest` in turn, then `more` keys of
 /// mixed lengths (mostly short, some to 300, and outside Miri one too long

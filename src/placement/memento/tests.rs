@@ -2,6 +2,7 @@
 //! against the resolved one, and the promises of removal and restore.
 
 use super::*;
+use crate::splitmix::mix;
 use crate::Kernel;
 
 /// Replays `testdata/memento/golden.txt` (see its README) and checks every
@@ -59,14 +60,6 @@ fn hex(s: &str) -> Vec<u8> {
         .step_by(2)
         .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
         .collect()
-}
-
-/// A small deterministic generator for the tests below.
-fn mix(i: u64) -> u64 {
-    let mut z = i.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// MementoHash as the paper states it, with the plain chain of replacers:
