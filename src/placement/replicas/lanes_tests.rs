@@ -12,13 +12,14 @@ fn check(kernel: Kernel, keys: &[u64], n: u32, k: usize) {
     check_sets(kernel, keys, n, k, &one_key_sets(keys, n, k));
 }
 
-/// The one-key set of every key.
+/// The one-key set of every key, as `Slots::fill` draws it: each walk's
+/// landings recorded, one walk after the other (the scalar kernel's
+/// batches go through `one_key`, which `set` also takes).
 fn one_key_sets(keys: &[u64], n: u32, k: usize) -> Vec<Vec<u32>> {
-    let count = BucketCount::new(n).unwrap();
     let mut want = vec![0u32; k];
     keys.iter()
         .map(|&key| {
-            set(key, count, &mut want).unwrap();
+            Slots::default().fill(key, n, crate::kernel::scalar::jump(key, n), &mut want);
             want.clone()
         })
         .collect()

@@ -55,7 +55,16 @@ fn first_landings(key: u64, k: u32, n: u32, out: &mut Vec<u32>) {
 /// shuffled by Fisher-Yates with draws of their own seeds.
 pub(crate) fn starting_buckets(key: u64, k: u32, first: u32, out: &mut Vec<u32>) {
     out.clear();
-    out.extend((0..k).filter(|&b| b != first));
+    out.resize(k as usize - 1, 0);
+    deal_starts(key, first, out);
+}
+
+/// [`starting_buckets`] into `out`, whose length is `k - 1`.
+pub(crate) fn deal_starts(key: u64, first: u32, out: &mut [u32]) {
+    let k = out.len() as u32 + 1;
+    for (slot, b) in out.iter_mut().zip((0..k).filter(|&b| b != first)) {
+        *slot = b;
+    }
     for i in (1..out.len()).rev() {
         let r = xxhash_rust::xxh64::xxh64(&key.to_le_bytes(), ORDER_SEED + i as u64);
         // Uniform over 0..=i: the high half of r * (i + 1).
