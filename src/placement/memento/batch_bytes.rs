@@ -7,10 +7,12 @@
 //! hashed together (`crate::arch::x86_64::memento_bytes`), and on every
 //! other kernel one key at a time inside the plain rounds
 //! ([`super::rounds`]). The rounds carry each key's [`span`] in place of
-//! its first-stage key. Larger b-arrays resolve one key at a time, with
+//! its first-stage key. A short call with few keys on removed buckets
+//! resolves those one at a time, as [`Memento::batch`] does. Larger
+//! b-arrays resolve one key at a time, with
 //! [`Memento::bucket_bytes`]'s chain.
 
-use super::batch::{scan, with_rounds, Rounds, BLOCK};
+use super::batch::{few_removed, scan, with_rounds, Rounds, BLOCK, SHORT};
 use super::span::{span, LONG};
 use super::Memento;
 use crate::bytes::lanes::Prehash;
@@ -58,6 +60,15 @@ impl Memento {
         check_offsets(data, offsets, out.len())?;
         let n = self.barray.get();
         let mut prehash = Prehash::xxh64(kernel);
+        // The keys of `out` (whose offsets start `offsets`) on removed
+        // buckets, one at a time.
+        let one_at_a_time = |out: &mut [u32], offsets: &[O]| {
+            for (b, s) in out.iter_mut().zip(slices(data, offsets)) {
+                if self.removed.contains(*b) {
+                    *b = self.resolve(*b, |seed| xxhash_rust::xxh64::xxh64(s, u64::from(seed)));
+                }
+            }
+        };
         let Some((removed, links)) = self.removed.lane_tables() else {
             // Nothing removed, or no table of links: one key at a time.
             let mut keys = [0u64; BYTES_BLOCK];
@@ -66,17 +77,25 @@ impl Memento {
                 let offsets = &offsets[i * BYTES_BLOCK..];
                 prehash.block(data, offsets, keys);
                 kernel.run(keys, n, out);
-                if self.removed.is_empty() {
-                    continue;
-                }
-                for (b, s) in out.iter_mut().zip(slices(data, offsets)) {
-                    if self.removed.contains(*b) {
-                        *b = self.resolve(*b, |seed| xxhash_rust::xxh64::xxh64(s, u64::from(seed)));
-                    }
+                if !self.removed.is_empty() {
+                    one_at_a_time(out, offsets);
                 }
             }
             return Ok(());
         };
+        // A short call as in `Memento::batch`: its first pass, then its few
+        // keys on removed buckets one at a time, or else the rounds.
+        let short = out.len() < SHORT;
+        if short {
+            let mut keys = [0u64; SHORT];
+            let keys = &mut keys[..out.len()];
+            prehash.block(data, offsets, keys);
+            kernel.run(keys, n, out);
+            if few_removed(self, out) {
+                one_at_a_time(out, offsets);
+                return Ok(());
+            }
+        }
         let block = out.len().min(BLOCK);
         crate::scratch::with(|Block(keys): &mut Block| {
             if keys.len() < block {
@@ -88,12 +107,15 @@ impl Memento {
                     // pre-hash reads ahead; then the block's alone.
                     let offsets = &offsets[at * BLOCK..];
                     let keys = &mut keys[..out.len()];
-                    // The pre-hash goes in its own, shorter blocks.
-                    for (i, keys) in keys.chunks_mut(BYTES_BLOCK).enumerate() {
-                        prehash.block(data, &offsets[i * BYTES_BLOCK..], keys);
+                    // A short call's only block has had its first pass.
+                    if !short {
+                        // The pre-hash goes in its own, shorter blocks.
+                        for (i, keys) in keys.chunks_mut(BYTES_BLOCK).enumerate() {
+                            prehash.block(data, &offsets[i * BYTES_BLOCK..], keys);
+                        }
+                        kernel.run(keys, n, out);
                     }
                     let offsets = &offsets[..=out.len()];
-                    kernel.run(keys, n, out);
                     // The offsets were checked to lie in 0..=data.len().
                     for (key, o) in keys.iter_mut().zip(offsets.windows(2)) {
                         *key = span(o[0].widen() as u64, o[1].widen() as u64);
