@@ -206,6 +206,23 @@ pub(crate) fn fill_columns(
     fill_columns_on(active_kernel(), keys, n, available, columns, adjust)
 }
 
+/// Whether `columns` can take the sets of `keys` keys among `available`
+/// buckets: [`check`] of their count, then each column's length.
+pub(crate) fn check_columns(
+    keys: usize,
+    columns: &[&mut [u32]],
+    available: BucketCount,
+) -> Result<(), Error> {
+    check(columns.len(), available)?;
+    match columns.iter().find(|c| c.len() != keys) {
+        Some(bad) => Err(Error::LengthMismatch {
+            keys,
+            out: bad.len(),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// [`fill_columns`] on `kernel`.
 pub(crate) fn fill_columns_on(
     kernel: crate::Kernel,
@@ -215,13 +232,7 @@ pub(crate) fn fill_columns_on(
     columns: &mut [&mut [u32]],
     mut adjust: impl FnMut(&[u64], &mut [&mut [u32]]),
 ) -> Result<(), Error> {
-    check(columns.len(), available)?;
-    if let Some(bad) = columns.iter().find(|c| c.len() != keys.len()) {
-        return Err(Error::LengthMismatch {
-            keys: keys.len(),
-            out: bad.len(),
-        });
-    }
+    check_columns(keys.len(), columns, available)?;
     let k = columns.len();
     if k == 0 {
         return Ok(());

@@ -288,3 +288,45 @@ fn more_replicas_than_working_buckets_are_refused() {
         [2, 3]
     );
 }
+
+/// Batches on both sides of the short ones' length refuse alike, leaving
+/// every column untouched, and give the one-key sets.
+#[test]
+fn short_and_long_batches_refuse_and_answer_alike() {
+    let mut m = Memento::new(BucketCount::new(50).unwrap());
+    for b in [4, 30, 12] {
+        m.remove(b).unwrap();
+    }
+    let keys: Vec<u64> = (0..40).map(mix).collect();
+    for len in [0, 1, SHORT - 1, SHORT, 17] {
+        let keys = &keys[..len];
+        let mut columns = vec![vec![7u32; len]; 3];
+        let mut refs: Vec<&mut [u32]> = columns.iter_mut().map(|c| &mut c[..]).collect();
+        let mut short = vec![7u32; len.saturating_sub(1)];
+        let mut bad: Vec<&mut [u32]> = vec![&mut short];
+        if len > 0 {
+            assert_eq!(
+                m.replicas_batch(keys, &mut bad),
+                Err(Error::LengthMismatch {
+                    keys: len,
+                    out: len - 1
+                })
+            );
+        }
+        let mut many = vec![vec![7u32; len]; 48];
+        let mut too_many: Vec<&mut [u32]> = many.iter_mut().map(|c| &mut c[..]).collect();
+        assert_eq!(
+            m.replicas_batch(keys, &mut too_many),
+            Err(Error::TooManyReplicas {
+                replicas: 48,
+                buckets: 47
+            })
+        );
+        assert!(short.iter().chain(many.iter().flatten()).all(|&b| b == 7));
+        m.replicas_batch(keys, &mut refs).unwrap();
+        for (i, &key) in keys.iter().enumerate() {
+            let got: Vec<u32> = columns.iter().map(|c| c[i]).collect();
+            assert_eq!(got, set_of(&m, key, 3), "{len} keys, key {key}");
+        }
+    }
+}
