@@ -17,7 +17,7 @@ pub(crate) const MAX_SIDE: usize = 8;
 /// The landings kept per walk, a power of two so that a step's write
 /// wraps rather than branches. A walk among `n` buckets lands about
 /// `ln(n)` times, 21.5 on average at `n = 2^31 - 1`, with a spread of
-/// about 4.6: 64 is past any walk but one in 10^20.
+/// about 4.5: a walk of 64 is a chance of about one in 10^13.
 const KEPT: usize = 64;
 
 /// The replica set of `key` among `n` buckets into `out`, `k = out.len()`,

@@ -184,13 +184,25 @@ impl<'a> Runs<'a> {
         columns: &mut [&mut [u32]],
         adjust: &mut impl FnMut(&[u64], &mut [&mut [u32]]),
     ) {
-        for (r, keys) in keys.chunks(RUN).enumerate() {
-            let range = r * RUN..r * RUN + keys.len();
-            let mut parts: Vec<&mut [u32]> =
-                columns.iter_mut().map(|c| &mut c[range.clone()]).collect();
-            self.run(keys, n, &mut parts);
-            adjust(keys, &mut parts);
-        }
+        in_runs(keys, columns, |keys, parts| {
+            self.run(keys, n, parts);
+            adjust(keys, parts);
+        });
+    }
+}
+
+/// `f(keys, parts)` for each run of [`RUN`] keys, `parts` the run's rows of
+/// `columns`.
+pub(super) fn in_runs(
+    keys: &[u64],
+    columns: &mut [&mut [u32]],
+    mut f: impl FnMut(&[u64], &mut [&mut [u32]]),
+) {
+    for (r, keys) in keys.chunks(RUN).enumerate() {
+        let range = r * RUN..r * RUN + keys.len();
+        let mut parts: Vec<&mut [u32]> =
+            columns.iter_mut().map(|c| &mut c[range.clone()]).collect();
+        f(keys, &mut parts);
     }
 }
 
