@@ -190,9 +190,9 @@ pub fn batch(
 /// The sets of `keys` over a first stage of `n` buckets into `columns`
 /// (`k` of them), at most `available` members, on the
 /// [`crate::active_kernel`]: for sets of up to [`lanes::MAX_LANE_SLOTS`]
-/// members, on AVX2 and AVX-512 the runs of `refill::Runs` from
+/// members, on AVX2, AVX-512 and NEON the runs of `refill::Runs` from
 /// `refill::MIN_KEYS` keys, the lanes' blocks for fewer (a last block
-/// of a few keys one key at a time), on the other kernels one key at a
+/// of a few keys one key at a time), on the scalar kernel one key at a
 /// time ([`one_key`]); larger sets run column 0 on the kernel and the rest
 /// [`Slots::fill`]'s. The columns are then passed to `adjust` (a
 /// Memento's replay of its removals), a run of keys at a time or all at
@@ -240,12 +240,13 @@ pub(crate) fn fill_columns_on(
         return Ok(());
     }
     if (2..=lanes::MAX_LANE_SLOTS).contains(&k) {
-        // The plain kernels' walks are plain code on every path, and a
+        // The scalar kernel's walks are plain code on every path, and a
         // key's walks stepped side by side keep as many chains in flight
         // as the runs' four keys in lockstep, with no rows to write and no
-        // keys to deal: one key at a time at every length (scalar, Zen 4,
-        // k = 3: 115 ns a set, against 120 in runs and 230 in blocks).
-        if !matches!(kernel.name(), "avx2" | "avx512") {
+        // keys to deal: one key at a time at every length (Zen 4, k = 3:
+        // 115 ns a set, against 120 in runs and 230 in blocks). NEON keeps
+        // the runs and blocks, whose lockstep loops it may vectorize.
+        if kernel.name() == "scalar" {
             // In runs, as the lanes' runs go, so that each run's replay
             // finds its sets in the cache.
             refill::in_runs(keys, columns, |keys, parts| {
@@ -264,7 +265,8 @@ pub(crate) fn fill_columns_on(
         // so the last block's keys go one at a time when they are too few
         // to pay for it: up to where one key at a time costs what the
         // block does (Zen 4, k = 3, N = 1000: a block 540 ns plus 12 a key
-        // on AVX-512, 1030 plus 5 on AVX2; a set alone 117).
+        // on AVX-512, 1030 plus 5 on AVX2; a set alone 117). NEON, not
+        // measured, takes AVX2's.
         let alone = if kernel.name() == "avx512" { 5 } else { 9 };
         let on_lanes = match keys.len() % walk::LANES {
             r if r <= alone => keys.len() - r,
