@@ -85,18 +85,19 @@ fn byte_batches_match_one_key_lookups() {
     let (data, offsets) = keys(longest, more, 3);
     let all = offsets.len() - 1;
     // The whole layout, past a block of the pre-hash and (unless under
-    // Miri) of the resolution, and shorter cuts from misaligned keys: on
-    // both sides of a short call's length.
-    let cuts = [
+    // Miri) of the resolution, and shorter cuts from misaligned keys; out
+    // of Miri (whose 17 keys take a short call's paths), cuts on both
+    // sides of a short call's length too.
+    let mut cuts = vec![
         (0, all),
         (1, all - 1),
         (5, 300.min(all - 5)),
         (all - 17, 17),
         (2, 0),
-        (3, 1),
-        (7, 63),
-        (11, 64),
     ];
+    if !cfg!(miri) {
+        cuts.extend([(3, 1), (7, 63), (11, 64)]);
+    }
     for (case, &n) in barrays.iter().enumerate() {
         let mut m = Memento::new(BucketCount::new(n).unwrap());
         let mut step = case as u64 * 1000;
