@@ -73,7 +73,7 @@ impl Memento {
         let short = keys.len() < SHORT;
         if short {
             kernel.run(keys, n, out);
-            if few_removed(self, out) {
+            if self.few_removed(out) {
                 one_at_a_time(keys, out);
                 return Ok(());
             }
@@ -119,10 +119,12 @@ pub(super) const SHORT: usize = 64;
 /// time: fewer than fill one vector of the rounds.
 const FEW: usize = 7;
 
-/// Whether `out`, a short call's first-stage buckets, holds [`FEW`] or
-/// fewer removed buckets.
-pub(super) fn few_removed(memento: &Memento, out: &[u32]) -> bool {
-    out.iter().filter(|&&b| memento.removed.contains(b)).count() <= FEW
+impl Memento {
+    /// Whether `out`, a short call's first-stage buckets, holds [`FEW`] or
+    /// fewer removed buckets.
+    pub(super) fn few_removed(&self, out: &[u32]) -> bool {
+        out.iter().filter(|&&b| self.removed.contains(b)).count() <= FEW
+    }
 }
 
 /// The pending areas of a kernel's rounds.

@@ -12,7 +12,7 @@
 //! b-arrays resolve one key at a time, with
 //! [`Memento::bucket_bytes`]'s chain.
 
-use super::batch::{few_removed, scan, with_rounds, Rounds, BLOCK, SHORT};
+use super::batch::{scan, with_rounds, Rounds, BLOCK, SHORT};
 use super::span::{span, LONG};
 use super::Memento;
 use crate::bytes::lanes::Prehash;
@@ -91,7 +91,7 @@ impl Memento {
             let keys = &mut keys[..out.len()];
             prehash.block(data, offsets, keys);
             kernel.run(keys, n, out);
-            if few_removed(self, out) {
+            if self.few_removed(out) {
                 one_at_a_time(out, offsets);
                 return Ok(());
             }

@@ -22,7 +22,7 @@
 //! `MAX_STEPS` steps (a walk takes about `ln(n)` steps) is done by the
 //! one-key path instead.
 
-use super::slots::{starting_buckets, Slots};
+use super::slots::{Slots, Starts};
 #[cfg(target_arch = "aarch64")]
 use super::walk::walk_neon;
 use super::walk::{slot_walk, walk, Walk, LANES};
@@ -89,7 +89,6 @@ pub(crate) struct Blocks {
     walks: Vec<Walk>,
     /// Each slot's keys: the block's for slot 0, the derived ones after.
     states: Vec<[u64; LANES]>,
-    starts: Vec<u32>,
     slots: Slots,
 }
 
@@ -101,7 +100,6 @@ impl Blocks {
             kernel,
             walks: vec![Walk::default(); k],
             states: vec![[0; LANES]; k],
-            starts: Vec::new(),
             slots: Slots::default(),
         }
     }
@@ -150,7 +148,8 @@ impl Blocks {
                 continue;
             }
             set[0] = self.walks[0].last[l];
-            let mut dealt = false;
+            let mut buckets = [0u32; MAX_LANE_SLOTS - 1];
+            let mut starts = Starts::new(key, &mut buckets[..k - 1]);
             for slot in 1..k {
                 if slow[slot] >> l & 1 == 0 {
                     set[slot] = self.walks[slot].last[l];
@@ -160,16 +159,7 @@ impl Blocks {
                 let taken = this[0]
                     .landings(l)
                     .find(|&x| !lower.iter().any(|w| w.landed_on(l, x)));
-                set[slot] = match taken {
-                    Some(x) => x,
-                    None => {
-                        if !dealt {
-                            starting_buckets(key, k as u32, jump(key, k as u32), &mut self.starts);
-                            dealt = true;
-                        }
-                        self.starts[slot - 1]
-                    }
-                };
+                set[slot] = starts.member(slot, taken);
             }
         }
     }

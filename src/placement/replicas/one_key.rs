@@ -7,7 +7,7 @@
 //! [`MAX_SIDE`], or a walk with [`KEPT`] landings or more, goes to
 //! `Slots::fill`.
 
-use super::slots::{deal_starts, slot_key, Slots};
+use super::slots::{slot_key, Slots, Starts};
 use crate::kernel::scalar::{jump, next_jump, LCG_MULTIPLIER};
 
 /// The most members whose walks step side by side: the lanes' limit, past
@@ -108,24 +108,15 @@ fn walk<const K: usize, const KEPT: usize>(key: u64, n: u32, out: &mut [u32]) ->
     out[0] = count[0].checked_sub(1).map_or(0, |last| landed[0][last]);
     // A slot's member is its last landing that no lower slot landed on,
     // or else its starting bucket.
-    let mut starts = [0u32; K];
-    let mut dealt = false;
+    let mut buckets = [0u32; K];
+    let mut starts = Starts::new(key, &mut buckets[..K - 1]);
     for j in 1..K {
         let lower = &landed[..j];
         let taken = landed[j][..count[j]]
             .iter()
             .rev()
             .find(|x| !lower.iter().zip(&count).any(|(l, &c)| l[..c].contains(x)));
-        out[j] = match taken {
-            Some(&bucket) => bucket,
-            None => {
-                if !dealt {
-                    deal_starts(key, jump(key, k), &mut starts[..K - 1]);
-                    dealt = true;
-                }
-                starts[j - 1]
-            }
-        };
+        out[j] = starts.member(j, taken.copied());
     }
     true
 }

@@ -53,13 +53,6 @@ fn first_landings(key: u64, k: u32, n: u32, out: &mut Vec<u32>) {
 /// The starting buckets of slots `1..k` into `out` (`k - 1` of them): the
 /// buckets `0..k` but `first = figure1(key, k)`, in increasing order, then
 /// shuffled by Fisher-Yates with draws of their own seeds.
-pub(crate) fn starting_buckets(key: u64, k: u32, first: u32, out: &mut Vec<u32>) {
-    out.clear();
-    out.resize(k as usize - 1, 0);
-    deal_starts(key, first, out);
-}
-
-/// [`starting_buckets`] into `out`, whose length is `k - 1`.
 pub(crate) fn deal_starts(key: u64, first: u32, out: &mut [u32]) {
     let k = out.len() as u32 + 1;
     for (slot, b) in out.iter_mut().zip((0..k).filter(|&b| b != first)) {
@@ -70,6 +63,40 @@ pub(crate) fn deal_starts(key: u64, first: u32, out: &mut [u32]) {
         // Uniform over 0..=i: the high half of r * (i + 1).
         let t = ((u128::from(r) * (i as u128 + 1)) >> 64) as usize;
         out.swap(i, t);
+    }
+}
+
+/// A key's starting buckets, dealt ([`deal_starts`]) only when a slot
+/// first keeps its start: most sets never need them.
+pub(crate) struct Starts<'a> {
+    key: u64,
+    /// `k - 1` elements, the buckets once dealt.
+    buckets: &'a mut [u32],
+    dealt: bool,
+}
+
+impl<'a> Starts<'a> {
+    /// The starts of `key`'s set of `buckets.len() + 1` members, to be
+    /// dealt into `buckets`.
+    pub(crate) fn new(key: u64, buckets: &'a mut [u32]) -> Starts<'a> {
+        Starts {
+            key,
+            buckets,
+            dealt: false,
+        }
+    }
+
+    /// The member of slot `slot >= 1`: `taken`, its last landing that no
+    /// lower slot landed on, or else its starting bucket.
+    pub(crate) fn member(&mut self, slot: usize, taken: Option<u32>) -> u32 {
+        taken.unwrap_or_else(|| {
+            if !self.dealt {
+                let k = self.buckets.len() as u32 + 1;
+                deal_starts(self.key, jump(self.key, k), self.buckets);
+                self.dealt = true;
+            }
+            self.buckets[slot - 1]
+        })
     }
 }
 
@@ -90,8 +117,8 @@ impl Slots {
         }
         self.landings.resize_with(out.len(), Vec::new);
         first_landings(key, k, n, &mut self.landings[0]);
-        // The starting order is drawn only when a slot keeps its start.
-        let mut dealt = false;
+        self.starts.resize(out.len() - 1, 0);
+        let mut starts = Starts::new(key, &mut self.starts);
         for (slot, member) in out.iter_mut().enumerate().skip(1) {
             let (lower, this) = self.landings.split_at_mut(slot);
             this[0].clear();
@@ -100,16 +127,7 @@ impl Slots {
                 .iter()
                 .rev()
                 .find(|x| !lower.iter().any(|l| l.binary_search(x).is_ok()));
-            *member = match taken {
-                Some(&b) => b,
-                None => {
-                    if !dealt {
-                        starting_buckets(key, k, jump(key, k), &mut self.starts);
-                        dealt = true;
-                    }
-                    self.starts[slot - 1]
-                }
-            };
+            *member = starts.member(slot, taken.copied());
         }
     }
 }
