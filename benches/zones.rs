@@ -3,7 +3,9 @@
 //! removed, and in 12 zones (past the 8 whose pairs the lanes compare),
 //! beside the C++ Figure 1 reference one key at a time over the
 //! same keys (the yardstick every speed is quoted against), the plain
-//! batch and plain replica sets of 3 in the same run.
+//! batch and plain replica sets of 3 in the same run; then one key a call
+//! (`ZonedReplicas::set` in 3 and 12 zones, 10% removed) beside
+//! `replicas::set`.
 
 use std::hint::black_box;
 
@@ -14,6 +16,8 @@ use jumpshard::{BucketCount, NodeTable};
 const N: usize = 1000;
 const K: usize = 3;
 const KEYS: usize = 1 << 20;
+/// Calls of one key in the one-key group.
+const ONE_KEY_CALLS: usize = 1 << 16;
 
 /// N nodes dealt to `zones` zones in turn, and `removed` of them removed.
 fn table(zones: usize, removed: usize) -> NodeTable {
@@ -65,6 +69,34 @@ fn zones(c: &mut Criterion) {
             b.iter(|| {
                 let mut refs: Vec<&mut [u32]> = columns.iter_mut().map(|c| &mut c[..]).collect();
                 zoned.batch(black_box(&keys), &mut refs).unwrap()
+            })
+        });
+    }
+    group.finish();
+
+    // One key a call, as a router places it: `set` over the first keys.
+    let few = &keys[..ONE_KEY_CALLS];
+    let mut group = c.benchmark_group(format!("zones/N={N}, k={K}, one key a call"));
+    group.throughput(Throughput::Elements(ONE_KEY_CALLS as u64));
+    group.sample_size(10);
+    let mut set = [0u32; K];
+    group.bench_function("plain replicas::set", |b| {
+        b.iter(|| {
+            for &key in few {
+                jumpshard::replicas::set(black_box(key), n, &mut set).unwrap();
+            }
+            black_box(set)
+        })
+    });
+    for zone_count in [3, 12] {
+        let table = table(zone_count, N / 10);
+        let zoned = table.zoned_replicas().unwrap();
+        group.bench_function(format!("zoned set, {zone_count} zones, 10% removed"), |b| {
+            b.iter(|| {
+                for &key in few {
+                    zoned.set(black_box(key), &mut set).unwrap();
+                }
+                black_box(set)
             })
         });
     }

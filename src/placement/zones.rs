@@ -96,6 +96,7 @@ mod lanes;
 mod lanes_avx2;
 #[cfg(target_arch = "x86_64")]
 mod lanes_avx512;
+mod one_key;
 mod order;
 mod requests;
 mod several;
@@ -177,8 +178,8 @@ impl<'t> ZonedReplicas<'t> {
     /// [`ZonedReplicas::check`] does, leaving `out` untouched.
     pub fn set(&self, key: u64, out: &mut [u32]) -> Result<(), ZoneError> {
         self.check(out.len())?;
-        let mut columns: Vec<&mut [u32]> = out.chunks_mut(1).collect();
-        self.batch(&[key], &mut columns)
+        self.one_key(key, out);
+        Ok(())
     }
 
     /// The sets of `keys` as `k = columns.len()` columns: `columns[j][i]`
