@@ -1,6 +1,6 @@
 //! The replica slots' walks ([`super::lanes`]) on AVX2: each walk's 16
-//! lanes as four vectors of 4, and `W` walks (slots) stepped together, so
-//! that their chains overlap. The 64-bit multiply is built from 32-bit
+//! lanes as four vectors of 4 (or its first 8 as two, a half block), and
+//! `W` walks (slots) stepped together, so that their chains overlap. The 64-bit multiply is built from 32-bit
 //! ones.
 
 // Walks and vectors are indexed together (state, b, end and shift of the
@@ -33,19 +33,22 @@ fn lcg(x: __m256i) -> __m256i {
 
 /// The walks of slots `first..first + W` of a set of `k` among `n` buckets,
 /// over the derived keys `states` (slot 0's are the keys), into `walks`
-/// (see [`Walk`]). A lane that does not land at a step records
-/// `0x8000_0000`, what the conversion gives for a double out of range.
+/// (see [`Walk`]), on the first `4 * V` lanes (`V` is 4 or 2; the other
+/// lanes' rows and endings are left as they were, and unfinished). A lane that does
+/// not land at a step records `0x8000_0000`, what the conversion gives for
+/// a double out of range.
 ///
 /// # Safety
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn walks<const W: usize>(
+pub(super) unsafe fn walks<const W: usize, const V: usize>(
     states: &[[u64; LANES]; W],
     first: usize,
     k: u32,
     n: u32,
     walks: &mut [Walk; W],
 ) {
+    const { assert!(V == 2 || V == 4) };
     let magic = _mm256_set1_epi64x(TWO52_BITS);
     let two52 = _mm256_set1_pd(4_503_599_627_370_496.0);
     let two31 = _mm256_set1_pd(2_147_483_648.0);
@@ -53,14 +56,14 @@ pub(super) unsafe fn walks<const W: usize>(
     // Out of the i32 range: converts to 0x8000_0000, no landing.
     let none = _mm256_set1_pd(1_099_511_627_776.0);
     let all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
-    let mut s = [[_mm256_setzero_si256(); 4]; W];
-    let mut b = [[_mm256_setzero_pd(); 4]; W];
+    let mut s = [[_mm256_setzero_si256(); V]; W];
+    let mut b = [[_mm256_setzero_pd(); V]; W];
     let mut end = [_mm256_setzero_pd(); W];
     let mut shift = [_mm256_setzero_pd(); W];
-    let mut live = [[all; 4]; W];
+    let mut live = [[all; V]; W];
     for w in 0..W {
         let (start, e, sh) = slot_walk(first + w, k, n);
-        for v in 0..4 {
+        for v in 0..V {
             // SAFETY: lanes `4v..4v + 4` of the 16: a 32-byte unaligned load.
             s[w][v] = unsafe { _mm256_loadu_si256(states[w].as_ptr().add(4 * v).cast()) };
             b[w][v] = _mm256_set1_pd(f64::from(start));
@@ -74,7 +77,7 @@ pub(super) unsafe fn walks<const W: usize>(
     for step in 0..MAX_STEPS {
         for w in 0..W {
             masks[w] = 0;
-            for v in 0..4 {
+            for v in 0..V {
                 s[w][v] = lcg(s[w][v]);
                 // `(state >> 33) + 1` exactly, as a double.
                 let d = _mm256_sub_pd(
@@ -107,7 +110,7 @@ pub(super) unsafe fn walks<const W: usize>(
     }
     for w in 0..W {
         walks[w].unfinished = masks[w];
-        for v in 0..4 {
+        for v in 0..V {
             let r = _mm256_cvttpd_epi32(_mm256_add_pd(b[w][v], shift[w]));
             // SAFETY: lanes `4v..4v + 4` of `last`'s 16 `u32`: a 16-byte
             // unaligned store.

@@ -135,3 +135,46 @@ fn runs_cut_at_and_around_their_length() {
         check(kernel, &keys[..9000], 5, 4);
     }
 }
+
+/// The lockstep blocks themselves at every length one holds, whichever
+/// lengths `fill_columns_on` hands them on this CPU: half blocks (up to
+/// `lanes::HALF` keys, half the vectors on AVX2 and AVX-512) and full
+/// ones, one `Blocks` reused from the longest to the shortest and back, so
+/// that a half block finds the lanes it leaves alone written by a full one.
+#[test]
+fn blocks_of_every_length() {
+    let keys: Vec<u64> = [0, u64::MAX, 1 << 63]
+        .into_iter()
+        .chain((0..40).map(mix))
+        .collect();
+    let (lengths, counts, sizes): (Vec<usize>, &[u32], Vec<usize>) = if cfg!(miri) {
+        (vec![16, 5, 9, 8, 1], &[1000], vec![3])
+    } else {
+        (
+            (0..=16).rev().chain(0..=16).collect(),
+            &[8, 17, 1000, 1 << 20, (1 << 31) - 1],
+            (2..=lanes::MAX_LANE_SLOTS).collect(),
+        )
+    };
+    for kernel in Kernel::supported() {
+        for &k in &sizes {
+            for &n in counts.iter().filter(|&&n| n as usize >= k) {
+                let mut blocks = lanes::Blocks::new(kernel, k);
+                for &len in &lengths {
+                    let keys = &keys[len % 7..len % 7 + len];
+                    let want = one_key_sets(keys, n, k);
+                    let mut sets = vec![u32::MAX; len * k];
+                    blocks.fill(keys, n, &mut sets);
+                    for (i, set) in sets.chunks_exact(k).enumerate() {
+                        assert_eq!(
+                            set,
+                            &want[i][..],
+                            "{} kernel, {len} keys, n {n}, k {k}",
+                            kernel.name()
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

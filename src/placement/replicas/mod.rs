@@ -261,13 +261,21 @@ pub(crate) fn fill_columns_on(
             });
             return Ok(());
         }
-        // A block costs about what its 16 keys cost however few it holds,
-        // so the last block's keys go one at a time when they are too few
-        // to pay for it: up to where one key at a time costs what the
-        // block does (Zen 4, k = 3, N = 1000: a block 540 ns plus 12 a key
-        // on AVX-512, 1030 plus 5 on AVX2; a set alone 117). NEON, not
-        // measured, takes AVX2's.
-        let alone = if kernel.name() == "avx512" { 5 } else { 9 };
+        // A block costs about what its keys cost at full width however few
+        // it holds, so the last block's keys go one at a time when they
+        // are too few to pay for it: up to where one key at a time costs
+        // what the block does (k = 3, N = 1000). On AVX-512, Zen 4: a
+        // block 540 ns plus 12 a key, a set alone 117. On AVX2, whose
+        // blocks of up to 8 keys step half the vectors (`lanes::HALF`),
+        // Zen 3: a set alone 140, a half block about 830 plus 20 a key,
+        // a full one about 1250 plus 5 (Zen 4's full block crossed at 9
+        // keys too). NEON, not measured and without half blocks, takes
+        // the full-block crossing.
+        let alone = match kernel.name() {
+            "avx512" => 5,
+            "avx2" => 6,
+            _ => 9,
+        };
         let on_lanes = match keys.len() % walk::LANES {
             r if r <= alone => keys.len() - r,
             _ => keys.len(),
