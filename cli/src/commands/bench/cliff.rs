@@ -2,9 +2,11 @@
 //! than [`TOLERANCE`] below the best ratio of any smaller call. A kernel's
 //! cost per key should only fall as calls grow; a drop is a switch between
 //! paths tuned on another CPU, so `bench --sizes` flags every one it
-//! meets, on whatever CPU it runs.
+//! meets, on whatever CPU it runs, once paired measurements confirm it.
 
 use serde::Serialize;
+
+use super::kernels::median;
 
 /// How far below the best smaller call a ratio may fall before it is a
 /// cliff: beyond what repeated runs on a shared host scatter (a few
@@ -20,6 +22,36 @@ pub struct Cliff {
     pub best_ratio: f64,
     /// How far below it this ratio is, as a fraction of it (0.2: 20%).
     pub drop: f64,
+    /// This call's ratio: the sweep's, or once confirmed ([`confirm`]),
+    /// the confirmation's, as `best_ratio` is.
+    pub ratio: f64,
+}
+
+impl Cliff {
+    fn new(best_keys_per_call: usize, best_ratio: f64, ratio: f64) -> Cliff {
+        Cliff {
+            best_keys_per_call,
+            best_ratio,
+            drop: 1.0 - ratio / best_ratio,
+            ratio,
+        }
+    }
+}
+
+/// The cliff that paired measurements confirm: ratios of the call (`at`)
+/// and of the best smaller call of `best_keys_per_call` keys (`best`),
+/// taken in turn, round by round. The drop is the median over the rounds
+/// of each round's own (the two cells milliseconds apart, so that a slow
+/// spell of the host lowers both); a cliff, with the medians of the two
+/// cells' ratios, when it is more than [`TOLERANCE`], none otherwise.
+pub fn confirm(best_keys_per_call: usize, at: &[f64], best: &[f64]) -> Option<Cliff> {
+    let drop = median(at.iter().zip(best).map(|(a, b)| 1.0 - a / b));
+    (drop > TOLERANCE).then(|| Cliff {
+        best_keys_per_call,
+        best_ratio: median(best.iter().copied()),
+        drop,
+        ratio: median(at.iter().copied()),
+    })
 }
 
 /// For each `(keys per call, ratio)` of one kernel and N, in ascending
@@ -31,11 +63,7 @@ pub fn find(points: &[(usize, f64)]) -> Vec<Option<Cliff>> {
         .map(|&(size, ratio)| {
             let cliff = best
                 .filter(|&(_, b)| ratio < b * (1.0 - TOLERANCE))
-                .map(|(keys, b)| Cliff {
-                    best_keys_per_call: keys,
-                    best_ratio: b,
-                    drop: 1.0 - ratio / b,
-                });
+                .map(|(keys, b)| Cliff::new(keys, b, ratio));
             if best.is_none_or(|(_, b)| ratio > b) {
                 best = Some((size, ratio));
             }
@@ -74,6 +102,22 @@ mod tests {
         assert_eq!(found[..3], [None, None, None]);
         assert_eq!(found[3].map(|c| c.best_keys_per_call), Some(8));
         assert_eq!(found[4].map(|c| c.best_keys_per_call), Some(8));
+    }
+
+    /// A drop the paired runs repeat stands, with their ratios; one they
+    /// do not (a busy spell that lowered the sweep's cell) is dropped.
+    #[test]
+    fn paired_runs_confirm_or_clear_a_cliff() {
+        let cliff = confirm(16, &[4.0, 4.4, 8.0], &[5.0, 5.0, 5.0]).expect("a drop");
+        assert_eq!(cliff.best_keys_per_call, 16);
+        assert!((cliff.best_ratio - 5.0).abs() < 1e-12 && (cliff.ratio - 4.4).abs() < 1e-12);
+        assert!((cliff.drop - (1.0 - 4.4 / 5.0)).abs() < 1e-12);
+        assert_eq!(confirm(16, &[5.4, 5.3, 5.5], &[5.6, 5.5, 5.7]), None);
+        // Both cells slowed together in some rounds: each round's own drop
+        // counts, not the drop between the medians (6.0 against 4.3).
+        let at = [6.0, 6.0, 4.3, 4.3, 4.3];
+        let best = [6.2, 6.2, 4.4, 4.4, 6.2];
+        assert_eq!(confirm(16, &at, &best), None);
     }
 
     #[test]

@@ -29,8 +29,9 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["file", "sizes"],
           allow_negative_numbers = true, value_parser = limits::memory_keys(1))]
     keys: Option<usize>,
-    /// Repetitions, 1 to 1000 [default: 5; 7 with --placement]. Plain
-    /// `bench` reports the fastest; --sizes and --placement the median.
+    /// Repetitions, 1 to 1000 [default: 5; 15 with --sizes; 7 with
+    /// --placement]. Plain `bench` reports the fastest; --sizes and
+    /// --placement the median.
     #[arg(long, allow_negative_numbers = true, value_parser = limits::repeat)]
     pub repeat: Option<u32>,
     /// Print JSON instead of a table: an array of rows, or with
@@ -91,6 +92,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         return reshard::run(&args.reshard, repeat, args.json);
     }
     if args.sizes {
+        let repeat = args.repeat.unwrap_or(sizes::REPEAT);
         let rows = sizes::run(repeat, args.json, args.all_divisions)?;
         if let Some(path) = &args.plot {
             plot::sizes(path, &rows)?;

@@ -5,8 +5,9 @@
 //!
 //! Each measurement walks a pool of keys in calls of the given size, so
 //! that every call sees new keys. The walk is timed in slices of whole
-//! calls, at least 4096 keys, and within one repetition the fastest slice
-//! counts: on a shared machine a slice this short (tens of microseconds
+//! calls, at least 4096 keys (at least 32 slices, calls longer than 4096
+//! keys walking the pool again), and within one repetition the fastest
+//! slice counts: on a shared machine a slice this short (tens of microseconds
 //! for the kernels, about a millisecond for Figure 1) often runs
 //! uninterrupted, so the reference and the kernels are both measured at
 //! their unloaded speed, whichever of them takes longer in total. Each
@@ -44,11 +45,21 @@ pub const SIZES: [usize; 23] = [
 /// The counts of the storage use case: a small cluster and a huge one.
 const COUNTS: [u32; 2] = [1000, 1_000_000];
 
+/// Repetitions by default: on a shared host (Zen 3, 2 vCPUs) the medians
+/// of 5 moved by 10-30% from run to run wherever a busy spell fell; those
+/// of 15 are steadier, for about 20 seconds in all. (Cliffs are confirmed
+/// apart, [`confirm_cliffs`], whatever the count.)
+pub const REPEAT: u32 = 15;
+
 /// Keys walked per measurement (a multiple of every size from 2048 up).
 const POOL: usize = 1 << 17;
 
 /// Keys per timed slice, at least.
 const SLICE: usize = 4096;
+
+/// Timed slices per cell and repetition, at least: what calls of up to
+/// [`SLICE`] keys get from one walk of the pool.
+const SLICES: usize = POOL / SLICE;
 
 /// One (N, keys per call) of the sweep.
 #[derive(Clone, Copy)]
@@ -68,6 +79,23 @@ impl Cell {
     /// (the keys past the last whole slice of the pool are not timed).
     fn slice(&self) -> usize {
         self.size * SLICE.div_ceil(self.size)
+    }
+
+    /// The kernels' timed slices of this cell, as ranges of the pool:
+    /// every whole slice of the pool, and for calls longer than [`SLICE`]
+    /// the pool again, round after round, until there are as many as a
+    /// call of [`SLICE`] keys gets ([`SLICES`]). The fastest of two slices
+    /// of 65536 keys, a millisecond or more each, was often a slow one on
+    /// a shared host: 27% under the 4096-key calls on Zen 3 in two runs of
+    /// three, for the scalar kernel as much as for AVX2, whose long calls
+    /// take no other path.
+    fn slices(&self) -> impl Iterator<Item = core::ops::Range<usize>> {
+        let slice = self.slice();
+        let per_pool = POOL / slice;
+        (0..per_pool.max(SLICES)).map(move |i| {
+            let start = i % per_pool * slice;
+            start..start + slice
+        })
     }
 
     /// Keys per timed slice of Figure 1: the kernel's slice, in the same
@@ -104,10 +132,8 @@ pub struct SizeRow {
 /// kernel (every division strategy with `all_divisions`); prints the table
 /// (or JSON), warns of every cliff on standard error and returns the rows.
 pub fn run(repeat: u32, json: bool, all_divisions: bool) -> Result<Vec<SizeRow>, String> {
-    let keys = SplitMix64::new(0x51_2E5).keys(POOL);
+    let mut pool = Pool::new();
     let mut stdout = Stdout::open()?;
-    let mut out = vec![0u32; POOL];
-    let mut out_ref = vec![0i32; POOL];
     let kernels = measured_kernels(all_divisions);
     let before = jumpshard::active_kernel();
     let cells: Vec<Cell> = COUNTS
@@ -120,40 +146,12 @@ pub fn run(repeat: u32, json: bool, all_divisions: bool) -> Result<Vec<SizeRow>,
     // over the whole run rather than a few milliseconds of it.
     for _ in 0..repeat {
         for (cell, samples) in cells.iter().zip(&mut samples) {
-            let Cell { n, count, size } = *cell;
-            let (slice, ref_slice) = (cell.slice(), cell.reference_slice());
-            let ref_call = size.min(ref_slice);
-            let mut best_ref = Timing::NONE;
-            for (keys, out_ref) in keys
-                .chunks_exact(ref_slice)
-                .zip(out_ref.chunks_exact_mut(ref_slice))
-            {
-                best_ref = best_ref.min(Timing::of(|| {
-                    for (k, o) in keys.chunks(ref_call).zip(out_ref.chunks_mut(ref_call)) {
-                        reference::batch(black_box(k), n as i32, o);
-                    }
-                    black_box(&mut *out_ref);
-                }));
-            }
-            let mut sample = vec![best_ref.seconds * 1e9 / ref_slice as f64];
-            for &kernel in &kernels {
-                jumpshard::set_active_kernel(kernel);
-                let mut best = Timing::NONE;
-                for (keys, out) in keys.chunks_exact(slice).zip(out.chunks_exact_mut(slice)) {
-                    best = best.min(Timing::of(|| {
-                        for (k, o) in keys.chunks(size).zip(out.chunks_mut(size)) {
-                            jumpshard::batch(black_box(k), count, o).expect("lengths match");
-                        }
-                        black_box(&mut *out);
-                    }));
-                }
-                sample.push(best.seconds * 1e9 / slice as f64);
-            }
-            samples.push(sample);
+            samples.push(pool.measure(cell, &kernels));
         }
     }
+    let mut rows = rows(&cells, &samples, &kernels);
+    confirm_cliffs(&mut pool, &mut rows, &kernels);
     jumpshard::set_active_kernel(before);
-    let rows = rows(&cells, &samples, &kernels);
     warn_of_cliffs(&rows)?;
     if json {
         writeln!(
@@ -166,6 +164,100 @@ pub fn run(repeat: u32, json: bool, all_divisions: bool) -> Result<Vec<SizeRow>,
     }
     stdout.finish()?;
     Ok(rows)
+}
+
+/// The keys every measurement walks, and the answers' buffers.
+struct Pool {
+    keys: Vec<u64>,
+    out: Vec<u32>,
+    out_ref: Vec<i32>,
+}
+
+impl Pool {
+    fn new() -> Pool {
+        Pool {
+            keys: SplitMix64::new(0x51_2E5).keys(POOL),
+            out: vec![0; POOL],
+            out_ref: vec![0; POOL],
+        }
+    }
+
+    /// One repetition of `cell`: Figure 1's ns per key over its calls
+    /// (the fastest slice), then each of `kernels`' (made active in turn).
+    fn measure(&mut self, cell: &Cell, kernels: &[Kernel]) -> Vec<f64> {
+        let Cell { n, count, size } = *cell;
+        let (slice, ref_slice) = (cell.slice(), cell.reference_slice());
+        let ref_call = size.min(ref_slice);
+        let mut best_ref = Timing::NONE;
+        for (keys, out_ref) in self
+            .keys
+            .chunks_exact(ref_slice)
+            .zip(self.out_ref.chunks_exact_mut(ref_slice))
+        {
+            best_ref = best_ref.min(Timing::of(|| {
+                for (k, o) in keys.chunks(ref_call).zip(out_ref.chunks_mut(ref_call)) {
+                    reference::batch(black_box(k), n as i32, o);
+                }
+                black_box(&mut *out_ref);
+            }));
+        }
+        let mut sample = vec![best_ref.seconds * 1e9 / ref_slice as f64];
+        for &kernel in kernels {
+            jumpshard::set_active_kernel(kernel);
+            let mut best = Timing::NONE;
+            for range in cell.slices() {
+                let (keys, out) = (&self.keys[range.clone()], &mut self.out[range]);
+                best = best.min(Timing::of(|| {
+                    for (k, o) in keys.chunks(size).zip(out.chunks_mut(size)) {
+                        jumpshard::batch(black_box(k), count, o).expect("lengths match");
+                    }
+                    black_box(&mut *out);
+                }));
+            }
+            sample.push(best.seconds * 1e9 / slice as f64);
+        }
+        sample
+    }
+}
+
+/// Rounds of a cliff's confirmation.
+const CONFIRM: usize = 15;
+
+/// Measures every cliff the sweep found again before it is reported: its
+/// cell and the best smaller one, timed back to back (in alternating
+/// order) [`CONFIRM`] times, Figure 1 and the kernel in each, and keeps it
+/// only where their median ratios still differ by more than the tolerance
+/// ([`cliff::confirm`]), with those ratios. A neighbour busy on the same
+/// core for seconds lowers a kernel's ratio (and much less Figure 1's) in
+/// every cell it overlaps, so a sweep of 15 repetitions on a shared host
+/// (Zen 3, 2 vCPUs) showed drops of 10-33% in one run of three, the scalar
+/// kernel's too, which has no paths to switch between; two cells measured
+/// within milliseconds of each other share such a spell.
+fn confirm_cliffs(pool: &mut Pool, rows: &mut [SizeRow], kernels: &[Kernel]) {
+    for row in rows.iter_mut() {
+        let Some(found) = row.cliff else { continue };
+        let kernel = *kernels
+            .iter()
+            .find(|k| k.name() == row.kernel && k.division().name() == row.division)
+            .expect("a row of a measured kernel");
+        let at = Cell::new(row.buckets, row.keys_per_call);
+        let best = Cell::new(row.buckets, found.best_keys_per_call);
+        let (mut at_ratios, mut best_ratios) = (Vec::new(), Vec::new());
+        for round in 0..CONFIRM {
+            let ratio = |pool: &mut Pool, cell: &Cell| {
+                let sample = pool.measure(cell, &[kernel]);
+                sample[0] / sample[1]
+            };
+            if round % 2 == 0 {
+                best_ratios.push(ratio(pool, &best));
+                at_ratios.push(ratio(pool, &at));
+            } else {
+                at_ratios.push(ratio(pool, &at));
+                best_ratios.push(ratio(pool, &best));
+            }
+        }
+        row.cliff = cliff::confirm(found.best_keys_per_call, &at_ratios, &best_ratios);
+    }
 }
 
 /// The rows of every cell: medians over the repetitions (`samples[cell]`
@@ -224,11 +316,11 @@ fn warn_of_cliffs(rows: &[SizeRow]) -> Result<(), String> {
         if let Some(c) = r.cliff {
             writeln!(
                 err,
-                "jumpshard: warning: {} ({}) at N = {}: {:.2}x Figure 1 at {} keys per call, {:.0}% below {:.2}x at {} (a cliff: the cost per key should only fall as calls grow)",
+                "jumpshard: warning: {} ({}) at N = {}: {:.2}x Figure 1 at {} keys per call, {:.0}% below {:.2}x at {}, timed in turn {CONFIRM} times each (a cliff: the cost per key should only fall as calls grow)",
                 r.kernel,
                 r.division,
                 r.buckets,
-                r.ratio_vs_reference,
+                c.ratio,
                 r.keys_per_call,
                 c.drop * 100.0,
                 c.best_ratio,
