@@ -102,14 +102,16 @@ pub(crate) fn preferred(cpu: &Cpu, width: Width) -> Division {
         // hosts (Emerald Rapids, model 0xCF, and one KVM reports as 0xA7).
         ("GenuineIntel", 6, Width::Avx512) => Division::Hybrid,
         ("GenuineIntel", 6, Width::Avx2) => Division::Ieee,
-        // AMD Zen 4 (family 0x19): 9-cycle `vdivpd zmm` on 256-bit
-        // datapaths; the bit-exact AVX-512 prototype split the work.
+        // AMD Zen 3 and Zen 4 (family 0x19). Zen 4: 9-cycle `vdivpd zmm` on
+        // 256-bit datapaths; the bit-exact AVX-512 prototype split the work.
         ("AuthenticAMD", 0x19, Width::Avx512) => Division::Hybrid,
-        // Its `vdivpd ymm` issues every ~4.5 cycles, about 1.1 per lane,
+        // Zen 4's `vdivpd ymm` issues every ~4.5 cycles, about 1.1 per lane,
         // while the AVX2 loop spends about 3 per lane-iteration on its
         // other operations: the divider is not the bound, and the refined
         // reciprocal only adds operations. On Intel, whose AVX2 divider is
         // busier (2 cycles per lane), it makes AVX2 11-41% slower.
+        // Zen 3 (AVX2 only) measured too: IEEE 7.4x Figure 1, the hybrid
+        // 5.2x, Newton's 4.3x.
         ("AuthenticAMD", 0x19, Width::Avx2) => Division::Ieee,
         // AMD Zen 5 (family 0x1A), measured: the divider keeps up.
         ("AuthenticAMD", 0x1A, _) => Division::Ieee,
