@@ -55,8 +55,9 @@
 //! members run every slot on the active kernel's SIMD lanes, in runs of
 //! keys, the highest slot on the kernel itself: on AVX-512 and AVX2 each
 //! lane takes the next key as soon as its walk is done, on NEON four keys
-//! step in lockstep, and short batches go in lockstep blocks of 16 keys,
-//! but for a last block of a few keys, which goes one key at a time; the
+//! step in lockstep, and short batches go in lockstep blocks of 16 keys
+//! (8 on AVX2 when no more are left), but for a last block of a few keys,
+//! which goes one key at a time; the
 //! scalar kernel takes one key at a time (see `docs/kernels.md`, "Replica
 //! sets on the lanes" and "Short calls of the placement batches"); larger
 //! sets run column 0 on the kernel and the rest one key at a time.
