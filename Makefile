@@ -132,9 +132,10 @@ symbols:
 	$(CARGO) build --release -p jumpshard-capi
 	capi/install/check-symbols --write $(TARGET_DIR)/release/libjumpshard.so
 
-# Every fuzz target for FUZZ_SECONDS each (10 minutes by default; CI runs
-# 8 s each through the same script, two at a time). Needs nightly and cargo-fuzz, which
-# .ci/fuzz installs if missing.
+# Every fuzz target for FUZZ_SECONDS each (10 minutes by default), two at
+# a time; `FUZZ_SECONDS=8 make fuzz` is a smoke run of a few minutes. Not
+# part of .ci/run (its sanitized build alone took 4 minutes of CI). Needs
+# nightly and cargo-fuzz, which .ci/fuzz installs if missing.
 FUZZ_SECONDS ?= 600
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) .ci/fuzz
