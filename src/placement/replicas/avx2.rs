@@ -1,7 +1,7 @@
 //! The replica slots' walks ([`super::lanes`]) on AVX2: each walk's 16
 //! lanes as four vectors of 4 (or its first 8 as two, a half block), and
-//! `W` walks (slots) stepped together, so that their chains overlap. The 64-bit multiply is built from 32-bit
-//! ones.
+//! `W` walks (slots) stepped together, so that their chains overlap. The
+//! 64-bit multiply is built from 32-bit ones.
 
 // Walks and vectors are indexed together (state, b, end and shift of the
 // same walk), which iterators would only obscure.
@@ -34,9 +34,9 @@ fn lcg(x: __m256i) -> __m256i {
 /// The walks of slots `first..first + W` of a set of `k` among `n` buckets,
 /// over the derived keys `states` (slot 0's are the keys), into `walks`
 /// (see [`Walk`]), on the first `4 * V` lanes (`V` is 4 or 2; the other
-/// lanes' rows and endings are left as they were, and unfinished). A lane that does
-/// not land at a step records `0x8000_0000`, what the conversion gives for
-/// a double out of range.
+/// lanes' rows and endings are left as they were, their unfinished bits
+/// clear). A lane that does not land at a step records `0x8000_0000`, what
+/// the conversion gives for a double out of range.
 ///
 /// # Safety
 /// The CPU must support AVX2.
