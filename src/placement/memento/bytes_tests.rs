@@ -9,12 +9,13 @@ use crate::splitmix::mix;
 use crate::Kernel;
 
 /// Byte keys: each length from 0 to `longest` in turn, then `more` keys of
-/// mixed lengths (mostly short, some to 300, and outside Miri one too long
-/// for a span), from byte `skew` of the data; their u64 offsets.
+/// mixed lengths (mostly short, some to 300 (96 under Miri, still three
+/// stripes of the hash), and outside Miri one too long for a span), from
+/// byte `skew` of the data; their u64 offsets.
 fn keys(longest: u64, more: u64, skew: u64) -> (Vec<u8>, Vec<u64>) {
     let lengths = (0..=longest).chain((0..more).map(|i| match mix(i) % 4 {
         _ if i == 100 && !cfg!(miri) => 70_000,
-        0 => mix(!i) % 301,
+        0 => mix(!i) % if cfg!(miri) { 97 } else { 301 },
         _ => mix(!i) % 65,
     }));
     let mut offsets = vec![skew];
@@ -45,14 +46,22 @@ fn remove_to(m: &mut Memento, percent: u32, step: &mut u64) {
 }
 
 /// Every batch of the layout's keys from `starts`, of the lengths `lens`,
-/// on every kernel, with u32 and u64 offsets: `want`, the one-key lookups.
+/// on every kernel and division strategy (under Miri every kernel with its
+/// own strategy: the others differ only in register arithmetic, which the
+/// kernels' own tests run there), with u32 and u64 offsets: `want`, the
+/// one-key lookups.
 fn check_batches(m: &Memento, data: &[u8], offsets: &[u64], cuts: &[(usize, usize)], what: &str) {
     let want: Vec<u32> = offsets
         .windows(2)
         .map(|w| m.bucket_bytes(&data[w[0] as usize..w[1] as usize]))
         .collect();
     let narrow: Vec<u32> = offsets.iter().map(|&o| o as u32).collect();
-    for kernel in Kernel::every_strategy() {
+    let kernels = if cfg!(miri) {
+        Kernel::supported()
+    } else {
+        Kernel::every_strategy()
+    };
+    for kernel in kernels {
         for &(start, len) in cuts {
             let want = &want[start..start + len];
             let mut out = vec![u32::MAX; len];
@@ -88,15 +97,9 @@ fn byte_batches_match_one_key_lookups() {
     // Miri) of the resolution, and shorter cuts from misaligned keys; out
     // of Miri (whose 17 keys take a short call's paths), cuts on both
     // sides of a short call's length too.
-    let mut cuts = vec![
-        (0, all),
-        (1, all - 1),
-        (5, 300.min(all - 5)),
-        (all - 17, 17),
-        (2, 0),
-    ];
+    let mut cuts = vec![(0, all), (1, all - 1), (all - 17, 17), (2, 0)];
     if !cfg!(miri) {
-        cuts.extend([(3, 1), (7, 63), (11, 64)]);
+        cuts.extend([(5, 300), (3, 1), (7, 63), (11, 64)]);
     }
     for (case, &n) in barrays.iter().enumerate() {
         let mut m = Memento::new(BucketCount::new(n).unwrap());
