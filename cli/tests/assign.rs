@@ -1,7 +1,7 @@
 //! `jumpshard assign` as a user runs it: every key's bucket, in order, in
 //! each output format.
 
-mod support;
+use crate::support;
 
 use jumpshard::{bucket, BucketCount};
 use support::*;

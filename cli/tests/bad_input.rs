@@ -2,7 +2,7 @@
 //! non-zero exit, and never a partial output file (an existing one stays as
 //! it was, and no temporary file is left behind).
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -3,7 +3,7 @@
 //! table written; c = inf moves nothing; keys too heavy to move and bad
 //! inputs exit 1 and write nothing.
 
-mod support;
+use crate::support;
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -1,6 +1,6 @@
 //! `bucket`, `kernels`, `verify` and `bench`, run as a user runs them.
 
-mod support;
+use crate::support;
 
 use std::process::Output;
 

@@ -1,7 +1,7 @@
 //! `bench`, `bench --sizes`, `bench --placement` and `bench --plot`, run
 //! as a user runs them.
 
-mod support;
+use crate::support;
 
 use support::stderr;
 

@@ -3,7 +3,7 @@
 //! `restore` and `lookup --hex`; move lists of removals, restores and
 //! weight changes; replica sets; and tables that contradict themselves.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! u64le input, and every bad column, header or option refused without
 //! leaving a file. Parquet keys and move lists are `parquet.rs`'s.
 
-mod support;
+use crate::support;
 
 use support::*;
 

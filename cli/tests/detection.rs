@@ -2,7 +2,7 @@
 //! (file or directory), CSV by name and u64le are told apart; text is
 //! refused with the choices named, and Parquet is never read as u64le.
 
-mod support;
+use crate::support;
 
 use support::*;
 

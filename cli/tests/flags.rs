@@ -4,7 +4,7 @@
 //! `lookup ''` is no key, and a node-table line with both attributes is
 //! refused for what it is.
 
-mod support;
+use crate::support;
 
 use std::process::Stdio;
 

@@ -2,7 +2,7 @@
 //! only options its command has: the help cannot teach a flag that was
 //! renamed or dropped.
 
-mod support;
+use crate::support;
 
 use support::{run, stderr, stdout};
 

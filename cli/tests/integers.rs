@@ -5,7 +5,7 @@
 //! range, before anything is read or allocated; never a panic, an abort or
 //! a huge allocation.
 
-mod support;
+use crate::support;
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! nodes, the summary against keys checked one by one, and every bad table
 //! refused without leaving a file.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 

@@ -3,7 +3,7 @@
 //! contradict each other are refused before anything is written, and no
 //! command writes a format its file's name denies.
 
-mod support;
+use crate::support;
 
 use support::*;
 

@@ -3,7 +3,7 @@
 //! input, through symbolic links (even dangling ones) to their target, and
 //! keeping the mode of a file it replaces.
 
-mod support;
+use crate::support;
 
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! `lookup` answer pinned keys with their node, byte keys by their
 //! prehash, and `remove --write-table` keeps the lines.
 
-mod support;
+use crate::support;
 
 use support::*;
 

@@ -4,7 +4,7 @@
 
 #![cfg(feature = "parquet")]
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! `remove`: the removal options weighed over keys, the recommendation, and
 //! what it refuses.
 
-mod support;
+use crate::support;
 
 use support::*;
 

@@ -2,7 +2,7 @@
 //! `assign --buckets N --replicas K`, and the sets under removals with
 //! `lookup --nodes TABLE --replicas K` over a table carrying the removals.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 

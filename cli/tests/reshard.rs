@@ -1,7 +1,7 @@
 //! `jumpshard reshard` as a user runs it: move lists against the naive plan
 //! (both counts evaluated per key) in every input and output format.
 
-mod support;
+use crate::support;
 
 use jumpshard::{bucket, bucket_bytes, BucketCount};
 use support::*;

@@ -3,7 +3,7 @@
 //! even when killed outright, where the system makes unnamed temporary
 //! files); each output is either as it was or complete.
 
-mod support;
+use crate::support;
 
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::ExitStatusExt;

@@ -3,7 +3,7 @@
 //! a success with the output lost; a closed standard output (`>&-`) is
 //! refused before any work, so that no output file is written either.
 
-mod support;
+use crate::support;
 
 use std::fs::{File, OpenOptions};
 use std::process::{Command, Stdio};

@@ -1,7 +1,7 @@
 //! `table fingerprint` and `table diff`: the golden fingerprints, standard
 //! input, diff's words and its three exit statuses.
 
-mod support;
+use crate::support;
 
 use support::*;
 

@@ -3,7 +3,7 @@
 //! lists exactly the members that leave each set when a zone is lost, and
 //! bad input names the value.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

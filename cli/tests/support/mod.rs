@@ -1,6 +1,5 @@
 //! Running the `jumpshard` binary from the streaming tests, and the files
 //! they feed it.
-#![allow(dead_code)] // each test binary uses a different part
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
