@@ -88,6 +88,24 @@ static uint64_t splitmix64(uint64_t *state) {
     return z ^ (z >> 31);
 }
 
+/* The length of a test's large batches: `normal`, or fewer when
+ * JUMPSHARD_TEST_LARGE_KEYS says so. .ci/consumers sets it under valgrind,
+ * which runs these batches seventy times slower; its value still spans
+ * several of the library's blocks and threads' shares (8192 and 16384
+ * keys), so the same paths run. */
+static size_t large_len(size_t normal) {
+    const char *given = getenv("JUMPSHARD_TEST_LARGE_KEYS");
+    if (given == NULL || *given == '\0') return normal;
+    char *end;
+    unsigned long long len = strtoull(given, &end, 10);
+    if (*end != '\0' || len == 0 || len > normal) {
+        fprintf(stderr, "JUMPSHARD_TEST_LARGE_KEYS=%s: not a length from 1 to %zu\n", given,
+                normal);
+        exit(2);
+    }
+    return (size_t)len;
+}
+
 /* Mixed keys with the 64-bit edges among them. */
 static void fill_keys(uint64_t *keys, size_t len, uint64_t seed) {
     static const uint64_t edges[] = {0, 1, 2, UINT64_MAX, UINT64_MAX - 1,
