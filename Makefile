@@ -15,7 +15,11 @@ TARGET_DIR = $(eval TARGET_DIR := $$(shell $(CARGO) metadata --format-version 1 
 run:
 	$(CARGO) run --release -- reshard --from 10 --to 12 --generate 100000000
 
-test: test-rust test-kernels test-consumers test-python
+# The C consumers and the Python suite side by side, each one's output
+# whole when it ends: the first is mostly C builds and valgrind on one
+# core, the second mostly waits on Spark's, Ray's and Dask's start-ups.
+test: test-rust test-kernels
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-consumers test-python
 
 # With the Rust suites, the examples of README.md and docs/ run
 # (cli/tests/doc_examples; docs/testing.md#doc-examples), the C ones
