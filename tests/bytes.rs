@@ -1,7 +1,7 @@
 //! Byte-string keys: the golden vectors (produced outside the crate), the
 //! batch against the single-key function, and every offsets error.
 
-mod common;
+use crate::common;
 
 use common::{reference_batch, SplitMix64};
 use jumpshard::{batch_bytes, bucket_bytes, bytes, BucketCount, Error};

@@ -1,6 +1,6 @@
 //! Every kernel against the C++ Figure 1 reference, through one harness.
 
-mod common;
+use crate::common;
 
 use common::{check_division, check_kernel};
 use jumpshard::{BucketCount, Division, Kernel};

@@ -3,7 +3,7 @@
 //! byte keys, over random removal sequences from 1 to 99% of the buckets
 //! with last-in-first-out restores mixed in, up to 2^31 - 1 buckets.
 
-mod common;
+use crate::common;
 
 use common::SplitMix64;
 use jumpshard::{reference, BucketCount, Kernel, Memento};

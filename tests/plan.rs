@@ -2,7 +2,7 @@
 //! counts with the C++ Figure 1 reference and keeps the keys whose buckets
 //! differ.
 
-mod common;
+use crate::common;
 
 use common::{adversarial_keys, reference_batch, SplitMix64};
 use jumpshard::{BucketCount, DestinationCounts, Error, Move, MovePlan, Resize};

@@ -1,7 +1,7 @@
 //! Properties of jump hash, checked with proptest, plus a balance test
 //! with a stated bound.
 
-mod common;
+use crate::common;
 
 use jumpshard::{bucket, BucketCount, Kernel};
 use proptest::prelude::*;
