@@ -1,7 +1,8 @@
 //! The CLI's tests, run as a user runs the binary: one test binary of one
 //! module per subject, so that CI builds and links the tests once, and
 //! their many short runs of the binary share both cores (as 23 binaries
-//! they took a sixth of the test build and ran one binary at a time).
+//! they took a seventh of the test build's compile time, 107 of 740 s on
+//! Zen 3, and ran one binary at a time).
 //! The doc examples are a binary of their own (`--test doc_examples`).
 
 mod support;

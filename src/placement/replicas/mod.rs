@@ -50,17 +50,16 @@
 //! and any `b < c - 1` with probability `1 / (c - 1) * (1 - 1 / c) = 1 /
 //! c`. By induction, each position is uniform at every count.
 //!
-//! Each slot costs about `ln(n / k)` steps of Figure 1's loop. One key's
-//! set ([`set`]) steps its walks side by side. Batches of sets of up to 8
-//! members run every slot on the active kernel's SIMD lanes, in runs of
-//! keys, the highest slot on the kernel itself: on AVX-512 and AVX2 each
-//! lane takes the next key as soon as its walk is done, on NEON four keys
-//! step in lockstep, and short batches go in lockstep blocks of 16 keys
-//! (8 on AVX2 when no more are left), but for a last block of a few keys,
-//! which goes one key at a time; the
-//! scalar kernel takes one key at a time (see `docs/kernels.md`, "Replica
-//! sets on the lanes" and "Short calls of the placement batches"); larger
-//! sets run column 0 on the kernel and the rest one key at a time.
+//! Each slot costs about `ln(n / k)` steps of Figure 1's loop. One key's set
+//! ([`set`]) steps its walks side by side. Batches of sets of up to 8 members
+//! run every slot on the active kernel's SIMD lanes, in runs of keys, the
+//! highest slot on the kernel itself: on AVX-512 and AVX2 each lane takes the
+//! next key as soon as its walk is done, on NEON four keys step in lockstep,
+//! and short batches go in lockstep blocks of 16 keys (8 on AVX2 when no more
+//! are left), but for a last block of a few keys, which goes one key at a time;
+//! the scalar kernel takes one key at a time (see `docs/kernels.md`, "Replica
+//! sets on the lanes" and "Short calls of the placement batches"); larger sets
+//! run column 0 on the kernel and the rest one key at a time.
 //!
 //! ```
 //! use jumpshard::{replicas, BucketCount};

@@ -223,13 +223,13 @@ impl Pool {
 /// Rounds of a cliff's confirmation.
 const CONFIRM: usize = 15;
 
-/// Measures every cliff the sweep found again before it is reported: its
-/// cell and the best smaller one, timed back to back (in alternating
-/// order) [`CONFIRM`] times, Figure 1 and the kernel in each, and keeps it
-/// only where the median of the rounds' own drops still passes the
-/// tolerance ([`cliff::confirm`]), with the two cells' median ratios. A neighbour busy on the same
-/// core for seconds lowers a kernel's ratio (and much less Figure 1's) in
-/// every cell it overlaps, so a sweep of 15 repetitions on a shared host
+/// Measures every cliff the sweep found again before it is reported: its cell
+/// and the best smaller one, timed back to back (in alternating order)
+/// [`CONFIRM`] times, Figure 1 and the kernel in each, and keeps it only where
+/// the median of the rounds' own drops still passes the tolerance
+/// ([`cliff::confirm`]), with the two cells' median ratios. A neighbour busy on
+/// the same core for seconds lowers a kernel's ratio (and much less Figure 1's)
+/// in every cell it overlaps, so a sweep of 15 repetitions on a shared host
 /// (Zen 3, 2 vCPUs) showed drops of 10-33% in one run of three, the scalar
 /// kernel's too, which has no paths to switch between; two cells measured
 /// within milliseconds of each other share such a spell.
