@@ -78,6 +78,10 @@ lint:
 	# Library users without a C++ compiler build without the reference; the
 	# C library and the streaming engine build without rayon and Parquet.
 	$(CARGO) clippy -p jumpshard --no-default-features -- -D warnings
+	# Its tests build without the default features too (those of
+	# `batch_parallel` and `plan_parallel` stand behind `parallel`); they
+	# turn on the reference, so this is a check of its own.
+	$(CARGO) clippy -p jumpshard --no-default-features --tests -- -D warnings
 	$(CARGO) clippy -p jumpshard-capi --no-default-features -- -D warnings
 	$(CARGO) clippy -p jumpshard-stream --no-default-features -- -D warnings
 	# The Python extension crate is a workspace of its own, so that the

@@ -174,6 +174,7 @@ fn every_supported_kernel_is_listed() {
     assert_eq!(*Kernel::supported().last().unwrap(), Kernel::detect());
 }
 
+#[cfg(feature = "parallel")]
 #[test]
 fn parallel_batch_is_identical_to_batch() {
     let corpus = common::corpus();

@@ -74,14 +74,17 @@ fn forced_kernel_matches_reference_through_batch() {
         let mut got = vec![0u32; keys.len()];
         jumpshard::batch(&keys, BucketCount::new(n).unwrap(), &mut got).unwrap();
         common::assert_same(active_kernel(), "dispatched", &keys, n, &got, &want);
-        jumpshard::batch_parallel(&keys, BucketCount::new(n).unwrap(), &mut got, 2).unwrap();
-        common::assert_same(
-            active_kernel(),
-            "dispatched, parallel",
-            &keys,
-            n,
-            &got,
-            &want,
-        );
+        #[cfg(feature = "parallel")]
+        {
+            jumpshard::batch_parallel(&keys, BucketCount::new(n).unwrap(), &mut got, 2).unwrap();
+            common::assert_same(
+                active_kernel(),
+                "dispatched, parallel",
+                &keys,
+                n,
+                &got,
+                &want,
+            );
+        }
     }
 }

@@ -102,6 +102,7 @@ fn kernel_names_are_checked() {
     }
 }
 
+#[cfg(feature = "parallel")]
 #[test]
 fn parallel_length_mismatch_leaves_out_untouched() {
     let n = BucketCount::new(10).unwrap();
