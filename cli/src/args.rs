@@ -9,7 +9,7 @@ use jumpshard::BucketCount;
 use jumpshard_stream::moves::MoveFormat;
 use jumpshard_stream::reshard::Workers;
 use jumpshard_stream::sequential::DEFAULT_MAX_LINE_BYTES;
-use jumpshard_stream::{pipeline, KeyFormat, KeyOptions};
+use jumpshard_stream::{pipeline, Input, KeyFormat, KeyOptions};
 
 use crate::limits;
 use crate::out::clash::InputFiles;
@@ -69,13 +69,12 @@ pub struct InputArgs {
     /// `\n` or `\r\n` not counted); with `csv`, the longest record (its
     /// line end counted); 1 to 1073741824; a longer one is an error naming
     /// its line.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_BYTES,
-          allow_negative_numbers = true, value_parser = limits::line_bytes)]
-    max_line_bytes: usize,
-    /// Seed of the generated keys.
-    #[arg(long, default_value_t = 0x6A75_6D70, requires = "generate",
-          allow_negative_numbers = true, value_parser = limits::any_u64)]
-    seed: u64,
+    #[arg(long, value_name = "BYTES", allow_negative_numbers = true,
+          value_parser = limits::line_bytes)]
+    max_line_bytes: Option<usize>,
+    /// Seed of the generated keys (with --generate).
+    #[arg(long, allow_negative_numbers = true, value_parser = limits::any_u64)]
+    seed: Option<u64>,
     /// With --key-format csv or parquet: the column holding the keys (a
     /// name from the header; for CSV also a 0-based index).
     #[arg(long, value_name = "NAME|INDEX")]
@@ -102,12 +101,45 @@ impl InputArgs {
             path: self.input.clone(),
             format: self.key_format.into(),
             generate: self.generate,
-            seed: self.seed,
-            max_line_bytes: self.max_line_bytes,
+            seed: self.seed.unwrap_or(KeyOptions::default().seed),
+            max_line_bytes: self.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
             column: self.column.clone(),
             header: !self.no_header,
             hash_seed: self.hash_seed,
         }
+    }
+
+    /// Opens the input, after refusing a `--seed` without `--generate` and
+    /// a `--max-line-bytes` that the keys' format (as given) has no use
+    /// for: u64le, decimal and Parquet keys have no lines to bound, nor has
+    /// `--generate`.
+    pub fn open(&self) -> Result<Input, String> {
+        // (clap's `requires` lets these through when the other argument is
+        // absent, so they are checked here.)
+        if self.seed.is_some() && self.generate.is_none() {
+            return Err(
+                "--seed: only with --generate (it seeds the generated keys; \
+                        --hash-seed seeds the pre-hash of byte keys)"
+                    .into(),
+            );
+        }
+        if self.max_line_bytes.is_some() {
+            let unused = match self.key_format {
+                _ if self.generate.is_some() => Some("--generate"),
+                KeyFormatArg::U64le => Some("--key-format u64le"),
+                KeyFormatArg::Decimal => Some("--key-format decimal"),
+                #[cfg(feature = "parquet")]
+                KeyFormatArg::Parquet => Some("--key-format parquet"),
+                _ => None,
+            };
+            if let Some(unused) = unused {
+                return Err(format!(
+                    "--max-line-bytes: only with --key-format bytes or csv (the longest line or \
+                     record); {unused} has no lines to bound"
+                ));
+            }
+        }
+        Ok(self.options().open()?)
     }
 
     /// `--threads asked` workers with `--chunk-keys`, or the pipeline's

@@ -114,7 +114,11 @@ enum Command {
 
 fn main() -> ExitCode {
     signals::install();
-    let cli = Cli::from_arg_matches(&command_line().get_matches()).unwrap_or_else(|e| e.exit());
+    let matches = match command_line().try_get_matches() {
+        Ok(matches) => matches,
+        Err(e) => return shown_by_clap(&e),
+    };
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         // Its own exit statuses: `table diff` has three, as diff(1).
         Command::Table(command) => return table::run(&command),
@@ -137,6 +141,34 @@ fn main() -> ExitCode {
         Err(message) => {
             eprintln!("jumpshard: {message}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// What clap has to show instead of a command: usage errors go to
+/// standard error (status 2), as clap prints them; `--help` and
+/// `--version` to standard output, whose failed write (a full disk, a
+/// closed pipe's error) is an error here, status 1, where clap would
+/// report nothing and exit 0.
+fn shown_by_clap(e: &clap::Error) -> ExitCode {
+    use std::io::IsTerminal;
+    if e.use_stderr() {
+        e.exit()
+    }
+    let styled = e.render();
+    let text = match std::io::stdout().is_terminal() {
+        true => styled.ansi().to_string(),
+        false => styled.to_string(),
+    };
+    let written = out::stdout::Stdout::open().and_then(|mut out| {
+        out.write_all(text.as_bytes())?;
+        out.finish()
+    });
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("jumpshard: {e}");
+            ExitCode::from(1)
         }
     }
 }

@@ -158,6 +158,55 @@ fn bad_csv_is_named_by_line() {
     assert_fails(&o, &["--generate"]);
 }
 
+/// Errors name the line a record starts on, counting the empty lines
+/// before it and every line end of a `\r\n` file; a quote never closed
+/// is an error at its line, not a field that swallows every key after it.
+#[test]
+fn csv_errors_name_the_true_line() {
+    let d = dir();
+    let csv = d.path().join("k.csv");
+    for (text, words) in [
+        ("id\r\n5\r\n6\r\nzz\r\n", "k.csv line 4"),
+        ("id\n5\n\n\n\n\nzz\n", "k.csv line 7"),
+        (
+            "id,x\r\n5,y\r\n\r\n6,\"a\r\nb\"\r\nzz,q\r\n",
+            "k.csv line 6",
+        ),
+        (
+            "id,x\n5,\"oops\n7,b\n8,c\n",
+            "k.csv line 2: a quoted field is never closed",
+        ),
+    ] {
+        std::fs::write(&csv, text).unwrap();
+        let o = run(&[
+            "assign",
+            "--buckets",
+            "10",
+            path_str(&csv),
+            "--column",
+            "id",
+        ]);
+        assert_fails(&o, &[words]);
+    }
+    let weights = d.path().join("w.csv");
+    std::fs::write(&weights, "id,w\r\n1,5\r\n2,zz\r\n").unwrap();
+    let o = run(&[
+        "balance",
+        path_str(&weights),
+        "--key-column",
+        "id",
+        "--weight-column",
+        "w",
+        "--buckets",
+        "4",
+        "--factor",
+        "2",
+        "--write-table",
+        "-",
+    ]);
+    assert_fails(&o, &["w.csv line 3"]);
+}
+
 /// A CSV record is bounded as byte-key lines are: one longer than
 /// `--max-line-bytes` (a field with no line end after it, a quote never
 /// closed) is an error naming its line, read no further than the bound,

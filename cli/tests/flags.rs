@@ -117,7 +117,8 @@ fn plot_dash_is_standard_output_and_two_dashes_clash() {
     assert_eq!(listing(d.path()), ["new", "old"]);
 }
 
-/// `/dev/stdout` that is a pipe is written directly, for every output.
+/// `/dev/stdout` that is a pipe is written directly, for every output, as
+/// `-` is: the summary then goes to standard error, not into the data.
 #[test]
 fn dev_stdout_into_a_pipe_is_written() {
     let d = dir();
@@ -179,6 +180,13 @@ fn dev_stdout_into_a_pipe_is_written() {
         let o = run(args);
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));
         assert!(stdout(&o).starts_with(want), "{args:?}: {}", stdout(&o));
+        // Tables, move lists and buckets hold no spaces; summaries do.
+        assert!(!stdout(&o).contains(' '), "{args:?}: {}", stdout(&o));
+        assert!(
+            stderr(&o).contains("standard output"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
         assert_eq!(listing(d.path()), ["old", "plain"]);
     }
 }
@@ -347,5 +355,87 @@ fn a_line_with_a_removal_and_a_weight_says_so() {
             ],
         );
         assert!(!stderr(&o).contains("same table"), "{}", stderr(&o));
+    }
+}
+
+/// An option that does not apply is refused, naming it, rather than
+/// ignored: a run always does what its command line says.
+#[test]
+fn options_that_do_not_apply_are_refused() {
+    let d = dir();
+    let nodes = table(d.path(), "nodes", "a\nb\nc\n");
+    let keys = d.path().join("keys.txt");
+    std::fs::write(&keys, "1\n2\n").unwrap();
+    let (nodes, keys) = (path_str(&nodes), path_str(&keys));
+    let generate = ["--generate", "10"];
+    let cases: [(Vec<&str>, &[&str]); 9] = [
+        (
+            vec!["reshard", "--from", "3", "--to", "2", "--to-nodes", nodes],
+            &["--to-nodes"],
+        ),
+        (
+            vec!["reshard", "--from", "3", "--to-nodes", nodes],
+            &["--to-nodes"],
+        ),
+        (
+            vec!["reshard", "--from", "3", "--to", "4", "--replicas", "2"],
+            &["--replicas"],
+        ),
+        (
+            vec!["reshard", "--from", "3", "--to", "4", "--plot", "x.svg"],
+            &["--plot"],
+        ),
+        (
+            vec![
+                "assign",
+                "--buckets",
+                "3",
+                keys,
+                "--key-format",
+                "decimal",
+                "--seed",
+                "5",
+            ],
+            &["--seed"],
+        ),
+        (
+            vec![
+                "assign",
+                "--buckets",
+                "3",
+                keys,
+                "--key-format",
+                "decimal",
+                "--max-line-bytes",
+                "9",
+            ],
+            &["--max-line-bytes", "decimal"],
+        ),
+        (
+            vec![
+                "assign",
+                "--buckets",
+                "3",
+                "--key-format",
+                "bytes",
+                "--hash-seed",
+                "9",
+            ],
+            &["--generate", "bytes"],
+        ),
+        (
+            vec!["assign", "--buckets", "3", "--max-line-bytes", "9"],
+            &["--max-line-bytes", "--generate"],
+        ),
+        (vec!["bench", "--sizes", "--from", "5"], &["--from"]),
+    ];
+    for (mut args, words) in cases {
+        if args[0] != "bench" && !args.contains(&keys) {
+            args.extend(generate);
+        }
+        let o = run_command(command().current_dir(d.path()).args(&args), b"");
+        assert_fails(&o, words);
+        assert!(o.stdout.is_empty(), "{args:?}: {}", stdout(&o));
+        assert_eq!(listing(d.path()), ["keys.txt", "nodes"], "{args:?}");
     }
 }

@@ -256,7 +256,7 @@ fn plots_are_svg_naming_every_node() {
         "--plot",
         "x.svg",
     ]);
-    assert_fails(&o, &["--from-nodes"]);
+    assert_fails(&o, &["--from", "--plot"]);
 }
 
 /// A change of 2,000 nodes, where every key moves between some 2,000 pairs

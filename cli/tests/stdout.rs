@@ -103,6 +103,32 @@ fn a_full_standard_output_is_an_error_in_every_command() {
     }
 }
 
+/// `--help` and `--version`, which clap would report as written and exit
+/// 0 whatever became of them.
+#[test]
+fn a_full_standard_output_fails_help_and_version() {
+    for args in [
+        &["--help"][..],
+        &["--version"],
+        &["reshard", "--help"],
+        &["help"],
+    ] {
+        let full = OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let o = command()
+            .args(args)
+            .stdout(full)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(
+            stderr(&o).starts_with("jumpshard: cannot write standard output: No space left"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+}
+
 #[test]
 fn a_closed_standard_output_is_refused_in_every_command() {
     let d = dir();

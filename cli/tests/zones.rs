@@ -207,6 +207,18 @@ fn table_zone_changes_write_the_library_tables_or_nothing() {
         (vec!["add-node", "d1", "--zone", "nowhere"], "\"nowhere\""),
         (vec!["add-zone", "east", "e9"], "\"east\""),
         (vec!["add-node", "a1", "--zone", "east"], "\"a1\""),
+        // Names a slot line would read otherwise: as attributes, or as a
+        // repeat of a node.
+        (
+            vec!["add-node", "d1 weight=5", "--zone", "east"],
+            "whitespace",
+        ),
+        (vec!["add-node", "+a1", "--zone", "east"], "'+'"),
+        (
+            vec!["add-node", "d1", "--zone", "east", "--rack", "r 9"],
+            "rack name",
+        ),
+        (vec!["add-zone", "north", "n1", "n 2"], "\"n 2\""),
     ] {
         let mut args = vec!["table", words[0], path_str(&old)];
         args.extend(&words[1..]);
@@ -214,5 +226,25 @@ fn table_zone_changes_write_the_library_tables_or_nothing() {
         let o = run(&args);
         assert_fails(&o, &[named]);
         assert!(!out.exists(), "{words:?} wrote a table");
+    }
+}
+
+/// A zone change never writes its table over the table it read: the move
+/// plan between the two needs both.
+#[test]
+fn table_zone_changes_refuse_to_replace_their_table() {
+    let d = dir();
+    let text = std::fs::read_to_string(zones().join("three.txt")).unwrap();
+    let old = table(d.path(), "old.txt", &text);
+    for words in [
+        vec!["lose-zone", "west"],
+        vec!["add-node", "d1", "--zone", "east"],
+        vec!["add-zone", "north", "n1"],
+    ] {
+        let mut args = vec!["table", words[0], path_str(&old)];
+        args.extend(&words[1..]);
+        args.extend(["--write-table", path_str(&old)]);
+        assert_fails(&run(&args), &["TABLE file", "would replace"]);
+        assert_eq!(std::fs::read_to_string(&old).unwrap(), text, "{words:?}");
     }
 }

@@ -1,8 +1,8 @@
-//! Keys from one column of a CSV input: decimal u64 keys, read with the
-//! `csv` crate (quoted fields, doubled quotes, `\n` or `\r\n` records).
-//! Spaces around a field are ignored. A field that is not a decimal u64,
-//! and a record too short to have the column, are errors naming their
-//! line.
+//! Keys from one column of a CSV input: decimal u64 keys, read by
+//! [`crate::csv_records`] (quoted fields, doubled quotes, `\n`, `\r\n` or
+//! `\r` records). Spaces around a field are ignored. A field that is not a
+//! decimal u64, a record too short to have the column and a quote never
+//! closed are errors naming their line.
 //!
 //! How `--column` picks the column, so that no key is dropped and no
 //! column picked by a guess:
@@ -18,55 +18,18 @@
 //!   (its first key would be dropped as one), so the error says
 //!   `--no-header`.
 //!
-//! A record, its line end included, is at most `max_record` bytes (the
-//! byte keys' `--max-line-bytes`): a longer one is an error naming its
-//! line, and a field without an end (a quote never closed, a file without
-//! line ends) is refused once that many bytes of it, and at most the
-//! reader's buffer more, have been read, instead of filling memory.
+//! A record, from its first byte to its line end, is at most `max_record`
+//! bytes (the byte keys' `--max-line-bytes`): a longer one is an error
+//! naming its line, and a field without an end (a quote never closed, a
+//! file without line ends) is refused once that many bytes of it have been
+//! read, instead of filling memory.
 
-use std::io::{self, Read};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::io::Read;
 
+use crate::csv_records::Records;
 use crate::decimal::parse_decimal;
 use crate::error::Error;
 use crate::source::{Input, OrderedKeys, Source, Unit};
-
-/// The CSV reader's buffer, which it fills ahead of the record it parses.
-const BUFFER: usize = 8 << 10;
-
-/// The bytes handed to the CSV reader, up to a bound that each record
-/// moves on: the record's start, its bound, and the buffer.
-struct Capped {
-    source: Box<dyn Read + Send>,
-    handed: u64,
-    cap: Arc<Cap>,
-}
-
-/// Where [`Capped`] stops, and whether it did.
-#[derive(Default)]
-struct Cap {
-    limit: AtomicU64,
-    hit: AtomicBool,
-}
-
-impl Read for Capped {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let room = self
-            .cap
-            .limit
-            .load(Ordering::Relaxed)
-            .saturating_sub(self.handed);
-        if room == 0 && !buf.is_empty() {
-            self.cap.hit.store(true, Ordering::Relaxed);
-            return Err(io::Error::other("record too long"));
-        }
-        let len = buf.len().min(usize::try_from(room).unwrap_or(usize::MAX));
-        let n = self.source.read(&mut buf[..len])?;
-        self.handed += n as u64;
-        Ok(n)
-    }
-}
 
 /// The keys of `column` (a name from the header line, or a 0-based index)
 /// of the CSV text `source`, named `name` in messages, of `size` bytes if
@@ -80,33 +43,13 @@ pub(crate) fn open(
     header: bool,
     max_record: usize,
 ) -> Result<Input, Error> {
-    let cap = Arc::new(Cap::default());
-    let capped = Capped {
-        source,
-        handed: 0,
-        cap: Arc::clone(&cap),
-    };
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(header)
-        .flexible(true)
-        .trim(csv::Trim::All)
-        .buffer_capacity(BUFFER)
-        .from_reader(Box::new(capped) as Box<dyn Read + Send>);
-    let limits = Limits {
-        cap,
-        max: max_record,
-    };
+    let mut records = Records::new(source, name.clone(), max_record);
     let index = match header {
         true => {
-            limits.start(&reader);
-            let headers = reader
-                .byte_headers()
-                .map_err(|e| limits.error(&name, 1, &e))?
-                .clone();
-            // The header line starts the input.
-            if reader.position().byte() > max_record as u64 {
-                return Err(limits.too_long(&name, 1));
-            }
+            let headers = match records.next()? {
+                true => records.fields().map(<[u8]>::to_vec).collect(),
+                false => Vec::new(),
+            };
             in_header(&headers, column, &name)?
         }
         false => column
@@ -117,14 +60,12 @@ pub(crate) fn open(
     };
     Ok(Input {
         source: Source::Ordered(Box::new(CsvKeys {
-            reader,
+            records,
             name,
             column: column.to_owned(),
             index,
-            record: csv::ByteRecord::new(),
             keys: 0,
             bytes: 0,
-            limits,
         })),
         size,
         unit: Unit::Bytes,
@@ -134,11 +75,7 @@ pub(crate) fn open(
 
 /// The index of `column` (a NAME or an INDEX) in the header line
 /// `headers` of the input `name`, by the rules above.
-pub(crate) fn in_header(
-    headers: &csv::ByteRecord,
-    column: &str,
-    name: &str,
-) -> Result<usize, Error> {
+pub(crate) fn in_header(headers: &[Vec<u8>], column: &str, name: &str) -> Result<usize, Error> {
     let named: Vec<usize> = headers
         .iter()
         .enumerate()
@@ -193,55 +130,15 @@ pub(crate) fn in_header(
     }
 }
 
-fn error(name: &str, e: &csv::Error) -> Error {
-    Error::Csv {
-        name: name.to_owned(),
-        line: e.position().map(csv::Position::line),
-        why: e.to_string(),
-    }
-}
-
-/// The bound on records, and the input's side of it.
-struct Limits {
-    cap: Arc<Cap>,
-    max: usize,
-}
-
-impl Limits {
-    /// Lets the reader read the next record, from where it stands.
-    fn start(&self, reader: &csv::Reader<Box<dyn Read + Send>>) {
-        let limit = reader.position().byte() + self.max as u64 + BUFFER as u64;
-        self.cap.limit.store(limit, Ordering::Relaxed);
-    }
-
-    /// The error for `e`, raised while reading the record at `line`.
-    fn error(&self, name: &str, line: u64, e: &csv::Error) -> Error {
-        match self.cap.hit.load(Ordering::Relaxed) {
-            true => self.too_long(name, line),
-            false => error(name, e),
-        }
-    }
-
-    fn too_long(&self, name: &str, line: u64) -> Error {
-        Error::RecordTooLong {
-            name: name.to_owned(),
-            line,
-            limit: self.max,
-        }
-    }
-}
-
 struct CsvKeys {
-    reader: csv::Reader<Box<dyn Read + Send>>,
+    records: Records<Box<dyn Read + Send>>,
     name: String,
     column: String,
     index: usize,
-    record: csv::ByteRecord,
     /// Keys read so far.
     keys: u64,
     /// Bytes read so far.
     bytes: u64,
-    limits: Limits,
 }
 
 impl OrderedKeys for CsvKeys {
@@ -251,26 +148,13 @@ impl OrderedKeys for CsvKeys {
 
     fn next_keys(&mut self, max: usize, keys: &mut Vec<u64>) -> Result<u64, Error> {
         keys.clear();
-        while keys.len() < max {
-            self.limits.start(&self.reader);
-            let start = self.reader.position().clone();
-            let more = self
-                .reader
-                .read_byte_record(&mut self.record)
-                .map_err(|e| self.limits.error(&self.name, start.line(), &e))?;
-            if !more {
-                break;
-            }
-            let line = self.record.position().map_or(0, |p| p.line());
-            let from = self.record.position().map_or(start.byte(), |p| p.byte());
-            if self.reader.position().byte() - from > self.limits.max as u64 {
-                return Err(self.limits.too_long(&self.name, line));
-            }
-            let Some(field) = self.record.get(self.index) else {
+        while keys.len() < max && self.records.next()? {
+            let line = self.records.line();
+            let Some(field) = self.records.get(self.index) else {
                 return Err(Error::MissingField {
                     name: self.name.clone(),
                     line,
-                    fields: self.record.len(),
+                    fields: self.records.len(),
                     column: self.column.clone(),
                 });
             };
@@ -283,7 +167,7 @@ impl OrderedKeys for CsvKeys {
             keys.push(key);
         }
         self.keys += keys.len() as u64;
-        let read = self.reader.position().byte();
+        let read = self.records.parsed();
         let progress = read - self.bytes;
         self.bytes = read;
         Ok(progress)
@@ -293,6 +177,7 @@ impl OrderedKeys for CsvKeys {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io;
 
     /// The keys of column `k` of `text`, records capped at 100 bytes.
     fn keys(text: impl Read + Send + 'static) -> Result<Vec<u64>, String> {

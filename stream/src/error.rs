@@ -105,7 +105,7 @@ pub enum Error {
         /// The weight as written.
         text: String,
     },
-    /// A CSV input that the `csv` crate could not parse.
+    /// A CSV input that cannot be read as records (a quote never closed).
     Csv {
         /// The input's name.
         name: String,

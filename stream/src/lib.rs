@@ -30,6 +30,7 @@
 #![deny(missing_docs)]
 
 mod csv_column;
+mod csv_records;
 mod dataset;
 mod decimal;
 mod detect;

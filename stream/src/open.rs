@@ -89,10 +89,11 @@ impl KeyOptions {
                 f => f,
             };
             self.check(format, "generated keys")?;
-            if format.is_columnar() {
-                return Err(Error::Option(
-                    "--generate makes keys up; --key-format csv and parquet read them".into(),
-                ));
+            if format != KeyFormat::U64le {
+                return Err(Error::Option(format!(
+                    "--generate makes 64-bit keys up; --key-format {} reads keys",
+                    format.name()
+                )));
             }
             return Ok(Input {
                 source: Source::Positional(Box::new(Generated {

@@ -14,6 +14,7 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::csv_column::in_header;
+use crate::csv_records::Records;
 use crate::decimal::parse_decimal;
 use crate::error::Error;
 use crate::weighted_key::checked;
@@ -54,18 +55,12 @@ pub fn read_csv(
     name: String,
     columns: &WeightColumns<'_>,
 ) -> Result<Vec<WeightedKey>, Error> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(columns.header)
-        .flexible(true)
-        .trim(csv::Trim::All)
-        .from_reader(source);
-    let csv_error = |e: csv::Error| Error::Csv {
-        name: name.clone(),
-        line: e.position().map(csv::Position::line),
-        why: e.to_string(),
-    };
+    let mut records = Records::new(source, name.clone(), usize::MAX);
     let (key_index, weight_index) = if columns.header {
-        let headers = reader.byte_headers().map_err(csv_error)?.clone();
+        let headers: Vec<Vec<u8>> = match records.next()? {
+            true => records.fields().map(<[u8]>::to_vec).collect(),
+            false => Vec::new(),
+        };
         (
             in_header(&headers, columns.key, &name)?,
             in_header(&headers, columns.weight, &name)?,
@@ -80,15 +75,14 @@ pub fn read_csv(
         };
         (index(columns.key)?, index(columns.weight)?)
     };
-    let mut record = csv::ByteRecord::new();
     let mut all = Vec::new();
-    while reader.read_byte_record(&mut record).map_err(csv_error)? {
-        let line = record.position().map_or(0, csv::Position::line);
+    while records.next()? {
+        let line = records.line();
         let field = |index: usize, column: &str| {
-            record.get(index).ok_or_else(|| Error::MissingField {
+            records.get(index).ok_or_else(|| Error::MissingField {
                 name: name.clone(),
                 line,
-                fields: record.len(),
+                fields: records.len(),
                 column: column.to_owned(),
             })
         };

@@ -76,6 +76,9 @@ def test_refusals():
         table.with_node_added("d1", "nowhere")
     with pytest.raises(ValueError, match="east"):
         table.with_zone_added("east", ["e9"])
+    # A name a slot line would read as a node and an attribute.
+    with pytest.raises(ValueError, match="whitespace"):
+        table.with_node_added("d1 weight=5", "east")
     with pytest.raises(ValueError, match="zz"):
         table.zone_of("zz")
     plain = jumpshard.NodeTable("a\nb\nc\n")

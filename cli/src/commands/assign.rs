@@ -184,7 +184,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     let format = BucketFormat::of(args)?;
     let target = Target::read(args)?;
     let k = args.replicas.unwrap_or(1);
-    let input = args.input.options().open()?;
+    let input = args.input.open()?;
     let mut sink = match &args.output {
         Some(path) => {
             let mut inputs = args.input.input_files();

@@ -91,8 +91,13 @@ pub fn run(args: &Args) -> Result<(), String> {
                 "restored slot {slot} ({node}); {} removal(s) left; table written to {written}\n\
                  {tables}\n\
                  the keys that come back: jumpshard reshard --from-nodes {file} --to-nodes \
-                 {written} ...",
-                new.removals().len()
+                 {} ...",
+                new.removals().len(),
+                // A table written to standard output has no name to give.
+                match is_stdout(&args.write_table) {
+                    true => "NEW".into(),
+                    false => written.clone(),
+                }
             )
         }
     };

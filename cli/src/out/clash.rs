@@ -15,6 +15,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::out::atomic::{follow_links, is_direct, may_access};
+use crate::out::stdout::is_stdout;
 
 /// A file's identity: its device and inode, the same through every link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,18 +113,21 @@ enum Place {
 /// `inputs`, and that each can be written, before any key is read.
 pub fn check(outputs: &[(&str, Option<&Path>)], inputs: &InputFiles) -> Result<(), String> {
     let mut places: Vec<(&str, &Path, Place)> = Vec::new();
-    let mut on_stdout: Option<&str> = None;
+    let mut on_stdout: Option<(&str, &Path)> = None;
     for &(option, path) in outputs {
         let Some(path) = path else {
             continue;
         };
-        if path.as_os_str() == "-" {
-            if let Some(other) = on_stdout {
+        if is_stdout(path) {
+            if let Some((other, other_path)) = on_stdout {
                 return Err(format!(
-                    "{option} - and {other} - both name standard output: give one of them a file"
+                    "{option} {} and {other} {} both name standard output: give one of them a \
+                     file",
+                    path.display(),
+                    other_path.display()
                 ));
             }
-            on_stdout = Some(option);
+            on_stdout = Some((option, path));
             continue;
         }
         let Some(place) = writable(option, path, inputs)? else {

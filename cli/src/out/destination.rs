@@ -10,6 +10,7 @@ use std::path::Path;
 
 use crate::out::atomic::AtomicFile;
 use crate::out::clash::{self, InputFiles};
+pub use crate::out::stdout::is_stdout;
 use crate::out::stdout::Stdout;
 
 /// Writes `bytes`, a whole output made in memory (a node table, a plot),
@@ -24,11 +25,6 @@ pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let mut file = AtomicFile::create(path)?;
     file.write_all(bytes)?;
     file.commit()
-}
-
-/// Whether `path` names standard output (`-`, as for every output).
-pub fn is_stdout(path: &Path) -> bool {
-    path.as_os_str() == "-"
 }
 
 /// How messages name the output `path`: `-` is standard output.
@@ -66,7 +62,7 @@ impl Output {
     /// Starts writing to `path` (`-` for standard output), which must not
     /// be one of `inputs` (see `crate::out::clash`).
     pub fn create(path: &Path, inputs: InputFiles) -> Result<Output, String> {
-        if path.as_os_str() == "-" {
+        if is_stdout(path) {
             return Stdout::open().map(Output::Stdout);
         }
         clash::check(&[("--output", Some(path))], &inputs)?;

@@ -12,6 +12,7 @@
 
 use std::fmt;
 use std::io::{self, BufWriter, Write};
+use std::path::Path;
 
 /// Buffered standard output whose every error is reported.
 pub struct Stdout(BufWriter<io::Stdout>);
@@ -189,5 +190,40 @@ fn closed() -> bool {
 
 #[cfg(not(unix))]
 fn closed() -> bool {
+    false
+}
+
+/// Whether the output `path` names standard output: `-`, or the pipe or
+/// terminal that standard output is (`/dev/stdout`, `/dev/fd/1`), so that
+/// the output is written there and a summary goes to standard error rather
+/// than into the data. A regular file or another device that standard
+/// output also is (`> /dev/null`) stays a file of its own.
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-" || is_stdout_stream(path)
+}
+
+#[cfg(unix)]
+fn is_stdout_stream(path: &Path) -> bool {
+    use std::io::IsTerminal;
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let Ok(named) = std::fs::metadata(path) else {
+        return false;
+    };
+    let kind = named.file_type();
+    if !(kind.is_fifo() || kind.is_char_device() && io::stdout().is_terminal()) {
+        return false;
+    }
+    // A duplicate of standard output's descriptor, for its identity.
+    let Ok(ours) = io::stdout().as_fd().try_clone_to_owned() else {
+        return false;
+    };
+    std::fs::File::from(ours)
+        .metadata()
+        .is_ok_and(|ours| (ours.dev(), ours.ino()) == (named.dev(), named.ino()))
+}
+
+#[cfg(not(unix))]
+fn is_stdout_stream(_: &Path) -> bool {
     false
 }

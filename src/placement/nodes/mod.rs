@@ -149,3 +149,5 @@ pub use replicas::ReplicaError;
 pub use restore::{restore, RestoreError};
 pub use table::NodeTable;
 pub use table_error::{TableError, MAX_SLOTS};
+// What the zone changes check of the names they put on table lines.
+pub(crate) use names::name_problem;

@@ -2,7 +2,7 @@
 //! names that print alike.
 
 /// Why `name` cannot be a node name, if it cannot.
-pub(super) fn name_problem(name: &str) -> Option<&'static str> {
+pub(crate) fn name_problem(name: &str) -> Option<&'static str> {
     if name.starts_with('+') {
         return Some("starts with '+', which marks a repeated node");
     }

@@ -55,7 +55,8 @@ pub(super) fn read(text: &str) -> Result<Slots, TableError> {
             pinned.read(number, fields)?;
             continue;
         }
-        if pinned.any() {
+        // (An empty line gets its own error, below.)
+        if pinned.any() && !line.trim().is_empty() {
             return Err(TableError::BadOverride {
                 line: number,
                 why: "a slot line after an override line: override lines come after every slot \

@@ -4,14 +4,16 @@
 //! [`crate::TableChange::with_zoned_replicas`] plan compares against.
 
 use super::ZoneError;
-use crate::nodes::{NodeRemoval, Removal};
+use crate::nodes::{name_problem, NodeRemoval, Removal};
 use crate::NodeTable;
 
 impl NodeTable {
     /// This zoned table with node `node` appended as its last slot, in zone
     /// `zone` (which the table must have) and rack `rack`, its overrides
-    /// kept. Fails with [`ZoneError::UnknownZone`], or
-    /// [`ZoneError::Table`] for a name the table refuses.
+    /// kept. Fails with [`ZoneError::BadName`] for a name a slot line
+    /// cannot hold as given (whitespace, a leading `+`, empty),
+    /// [`ZoneError::UnknownZone`], or [`ZoneError::Table`] for a name the
+    /// table refuses (one it has already).
     ///
     /// ```
     /// use jumpshard::NodeTable;
@@ -20,6 +22,8 @@ impl NodeTable {
     /// let grown = table.with_node_added("c", "x", None)?;
     /// assert_eq!(grown.to_text(), "a zone=x\nb zone=y\nc zone=x\n");
     /// assert!(table.with_node_added("c", "w", None).is_err());
+    /// // Not a name: it would read as node `c` of weight 5.
+    /// assert!(table.with_node_added("c weight=5", "x", None).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn with_node_added(
@@ -28,6 +32,11 @@ impl NodeTable {
         zone: &str,
         rack: Option<&str>,
     ) -> Result<NodeTable, ZoneError> {
+        fit("node", node)?;
+        fit("zone", zone)?;
+        if let Some(rack) = rack {
+            fit("rack", rack)?;
+        }
         self.known_zone(zone)?;
         let mut line = format!("{node} zone={zone}");
         if let Some(rack) = rack {
@@ -59,9 +68,15 @@ impl NodeTable {
     }
 
     /// This zoned table with a new zone `zone` of `nodes` appended (racks
-    /// none). Fails with [`ZoneError::Table`] when the zone exists already,
-    /// has no node, or a name is refused.
+    /// none). Fails with [`ZoneError::BadName`] for a name a slot line
+    /// cannot hold as given, [`ZoneError::ZoneExists`] when the zone exists
+    /// already or has no node, or [`ZoneError::Table`] for a node name the
+    /// table refuses.
     pub fn with_zone_added(&self, zone: &str, nodes: &[&str]) -> Result<NodeTable, ZoneError> {
+        fit("zone", zone)?;
+        for node in nodes {
+            fit("node", node)?;
+        }
         if self.zones().iter().any(|z| z == zone) || nodes.is_empty() {
             return Err(ZoneError::ZoneExists { zone: zone.into() });
         }
@@ -91,4 +106,21 @@ impl NodeTable {
         rows.extend(tail);
         NodeTable::parse(&(rows.join("\n") + "\n")).map_err(ZoneError::Table)
     }
+}
+
+/// Fails with [`ZoneError::BadName`] unless `name` can stand on a slot
+/// line as the `what` (node, zone or rack) it names, and read back as that
+/// name alone.
+fn fit(what: &'static str, name: &str) -> Result<(), ZoneError> {
+    let why = match name.is_empty() {
+        true => Some("is empty"),
+        false => name_problem(name),
+    };
+    why.map_or(Ok(()), |why| {
+        Err(ZoneError::BadName {
+            what,
+            name: name.into(),
+            why,
+        })
+    })
 }

@@ -42,6 +42,17 @@ pub enum ZoneError {
         /// The zone.
         zone: String,
     },
+    /// A node, zone or rack name given to a change that a slot line
+    /// cannot hold as that name alone: it would read as another name, or
+    /// as more attributes (`"d1 weight=5"`, a leading `+`).
+    BadName {
+        /// What it names: `"node"`, `"zone"` or `"rack"`.
+        what: &'static str,
+        /// The name given.
+        name: String,
+        /// Why it is refused.
+        why: &'static str,
+    },
     /// The changed table was refused (a node name taken or unfit).
     Table(TableError),
 }
@@ -72,6 +83,7 @@ impl fmt::Display for ZoneError {
                 f,
                 "zone {zone:?} is in the table already, or is given no node"
             ),
+            ZoneError::BadName { what, name, why } => write!(f, "{what} name {name:?} {why}"),
             ZoneError::Table(e) => e.fmt(f),
         }
     }

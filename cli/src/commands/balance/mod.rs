@@ -190,7 +190,8 @@ pub fn run(args: &Args) -> Result<(), String> {
     let balanced = plain.with_overrides(pins).map_err(|e| e.to_string())?;
     node_tables::write(&args.write_table, &balanced)?;
     let tables = format!("{} -> {}", table.fingerprint(), balanced.fingerprint());
-    let total: f64 = weights.iter().sum();
+    // From +0: a sum of no weights (Rust's starts at -0) prints as 0.
+    let total: f64 = weights.iter().fold(0.0, |sum, w| sum + w);
     let fraction = if total > 0.0 { plan.moved / total } else { 0.0 };
     if let Some(path) = &args.plot {
         let share = |n: usize, load: f64| {

@@ -26,6 +26,12 @@ use crate::args::{count, threads};
 use crate::limits;
 use crate::out::stdout::Stdout;
 
+/// The modes that `--reshard FILE` excludes: clap waives an option's
+/// `requires = "file"` when one of them is given (the file then cannot be),
+/// so each option of `--reshard` conflicts with them too, rather than
+/// being ignored.
+const WITHOUT_FILE: [&str; 4] = ["keys", "sizes", "placement", "plot"];
+
 /// The options of `jumpshard bench --reshard FILE`.
 #[derive(clap::Args)]
 pub struct ReshardArgs {
@@ -38,6 +44,7 @@ pub struct ReshardArgs {
         long,
         default_value_t = 10,
         requires = "file",
+        conflicts_with_all = WITHOUT_FILE,
         allow_negative_numbers = true,
         value_parser = limits::bucket_count
     )]
@@ -47,13 +54,14 @@ pub struct ReshardArgs {
         long,
         default_value_t = 12,
         requires = "file",
+        conflicts_with_all = WITHOUT_FILE,
         allow_negative_numbers = true,
         value_parser = limits::bucket_count
     )]
     to: i64,
     /// With --reshard: threads, 0 for one per core (at most 4096).
-    #[arg(long, default_value_t = 0, requires = "file", allow_negative_numbers = true,
-          value_parser = limits::threads)]
+    #[arg(long, default_value_t = 0, requires = "file", conflicts_with_all = WITHOUT_FILE,
+          allow_negative_numbers = true, value_parser = limits::threads)]
     threads: usize,
 }
 

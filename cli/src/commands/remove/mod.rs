@@ -194,7 +194,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         .map(|(_, t)| TableChange::new(&old, t))
         .collect();
 
-    let input = args.input.options().open()?;
+    let input = args.input.open()?;
     clash::check(
         &outputs,
         &args

@@ -49,7 +49,7 @@ pub struct Args {
     )]
     pub from_nodes: Option<PathBuf>,
     /// The new node table (with --from-nodes).
-    #[arg(long, value_name = "NEW", requires = "from_nodes")]
+    #[arg(long, value_name = "NEW", requires = "from_nodes", conflicts_with_all = ["from", "to"])]
     pub to_nodes: Option<PathBuf>,
     #[command(flatten)]
     pub input: InputArgs,
@@ -81,12 +81,12 @@ pub struct Args {
     /// list then holds one row per member that leaves a set, to the member
     /// that joins it (a key once per member that moves), and the counts
     /// count replicas.
-    #[arg(long, value_name = "K", requires = "from_nodes", allow_negative_numbers = true,
-          value_parser = limits::replicas)]
+    #[arg(long, value_name = "K", requires = "from_nodes", conflicts_with_all = ["from", "to"],
+          allow_negative_numbers = true, value_parser = limits::replicas)]
     pub replicas: Option<usize>,
     /// With --from-nodes: draw each node's load before and after and the
     /// transfer matrix to this SVG file (`-`: standard output).
-    #[arg(long, value_name = "FILE.svg", requires = "from_nodes")]
+    #[arg(long, value_name = "FILE.svg", requires = "from_nodes", conflicts_with_all = ["from", "to"])]
     pub plot: Option<PathBuf>,
 }
 

@@ -25,7 +25,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     let (from, to) = (args.from.unwrap_or(0), args.to.unwrap_or(0));
     let resize =
         Resize::new(count("--from", from)?, count("--to", to)?).map_err(|e| e.to_string())?;
-    let input = args.input.options().open()?;
+    let input = args.input.open()?;
     clash::check(
         &[("--output", args.output.as_deref())],
         &args.input.input_files(),

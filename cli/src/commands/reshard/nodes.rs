@@ -34,7 +34,7 @@ pub fn run(args: &Args, old_path: &Path, new_path: &Path) -> Result<(), String> 
         }
         None => TableChange::new(&old, &new),
     };
-    let input = args.input.options().open()?;
+    let input = args.input.open()?;
     let inputs = args.input.input_files().with("--from-nodes", old_path);
     let inputs = inputs.with("--to-nodes", new_path);
     clash::check(

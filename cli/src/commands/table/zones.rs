@@ -8,6 +8,7 @@ use std::path::Path;
 use jumpshard::NodeTable;
 
 use crate::node_tables;
+use crate::out::clash::{self, InputFiles};
 
 /// The change a zone subcommand makes.
 pub enum Change<'a> {
@@ -24,10 +25,20 @@ pub enum Change<'a> {
 }
 
 /// Reads `table`, applies `change` and writes the result to `write_table`
-/// (`-`: standard output); errors name the file and the value refused.
+/// (`-`: standard output), which must not be `table`; errors name the file
+/// and the value refused.
 pub fn run(table: &Path, change: Change<'_>, write_table: &Path) -> Result<(), String> {
     let old = node_tables::read_or_stdin(table)?;
-    let new = changed(&old, &change).map_err(|e| format!("{}: {e}", table.display()))?;
+    // Never over the table read: the change's move plan needs both.
+    clash::check(
+        &[("--write-table", Some(write_table))],
+        &InputFiles::default().with("TABLE", table),
+    )?;
+    let new = changed(&old, &change).map_err(|e| match e {
+        // A name given on the command line, not the file's.
+        jumpshard::zones::ZoneError::BadName { .. } => e.to_string(),
+        _ => format!("{}: {e}", table.display()),
+    })?;
     node_tables::write(write_table, &new)
 }
 
