@@ -72,7 +72,7 @@ pub struct InputArgs {
     #[arg(long, value_name = "BYTES", allow_negative_numbers = true,
           value_parser = limits::line_bytes)]
     max_line_bytes: Option<usize>,
-    /// Seed of the generated keys (with --generate).
+    /// Seed of the generated keys (with --generate) [default: 1786080624].
     #[arg(long, allow_negative_numbers = true, value_parser = limits::any_u64)]
     seed: Option<u64>,
     /// With --key-format csv or parquet: the column holding the keys (a

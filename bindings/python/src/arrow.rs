@@ -312,6 +312,15 @@ fn layout(schema: &ArrowSchema, what: &str) -> PyResult<Layout> {
     }
     // SAFETY: a released-or-not schema's format is a NUL-terminated string.
     let format = unsafe { CStr::from_ptr(schema.format) }.to_string_lossy();
+    // A dictionary-encoded array's format is its indices': with 64-bit
+    // indices it would pass for keys, and the indices be hashed.
+    if !schema.dictionary.is_null() {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be a plain Arrow array, got a dictionary-encoded one (its {format:?} \
+             values are indices into the dictionary): decode it first, with \
+             .dictionary_decode() or pyarrow.compute.cast to the dictionary's type"
+        )));
+    }
     Layout::of(&format).ok_or_else(|| {
         PyTypeError::new_err(format!(
             "{what} must be an Arrow array of {}, got Arrow format {format:?}",

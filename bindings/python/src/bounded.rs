@@ -155,7 +155,13 @@ fn factor_arg(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
     if obj.is_instance_of::<PyBool>() {
         return Err(PyTypeError::new_err("factor must be a number, not bool"));
     }
-    obj.extract::<f64>().map_err(|_| {
+    obj.extract::<f64>().map_err(|e| {
+        // An int past the floats' range is a number, too large.
+        if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(obj.py()) {
+            return pyo3::exceptions::PyValueError::new_err(format!(
+                "factor is too large for a float: {e}"
+            ));
+        }
         let name = obj
             .get_type()
             .name()

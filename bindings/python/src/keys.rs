@@ -171,7 +171,11 @@ fn list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
             Ok(key) => key,
             Err(_) => {
                 let name = item.get_type().name()?;
-                return Err(if item.is_instance_of::<pyo3::types::PyInt>() {
+                // An int, or an integer of another type (`numpy.int64`):
+                // its value is out of range, not its type wrong.
+                let integer = item.is_instance_of::<pyo3::types::PyInt>()
+                    || item.hasattr("__index__").unwrap_or(false);
+                return Err(if integer {
                     PyValueError::new_err(format!(
                         "{what} must be between 0 and 2**64-1, got {item} (an int64 array \
                          reads negative values as their 64 bits)"

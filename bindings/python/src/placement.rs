@@ -354,8 +354,14 @@ fn weight_list(weights: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
                 "weights[{i}] must be a number, not bool"
             )));
         }
-        out.push(item.extract::<f64>().map_err(|_| {
-            PyTypeError::new_err(format!("weights[{i}] must be a number, not {name}"))
+        out.push(item.extract::<f64>().map_err(|e| {
+            // An int past the floats' range is a number, too large.
+            match e.is_instance_of::<pyo3::exceptions::PyOverflowError>(item.py()) {
+                true => pyo3::exceptions::PyValueError::new_err(format!(
+                    "weights[{i}] is too large for a float: {e}"
+                )),
+                false => PyTypeError::new_err(format!("weights[{i}] must be a number, not {name}")),
+            }
         })?);
     }
     Ok(out)

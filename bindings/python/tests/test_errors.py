@@ -163,3 +163,28 @@ def test_bucket_arguments():
         jumpshard.bucket(1)
     with pytest.raises(TypeError, match="keyword"):
         jumpshard.bucket(key=1, n=2)
+
+
+def test_dictionary_arrays_are_refused_not_read_as_their_indices():
+    # With 64-bit indices, the indices would pass for keys.
+    values = pa.array([2**64 - 1, 12345, 7], pa.uint64())
+    for index_type in (pa.int64(), pa.uint64(), pa.int32()):
+        d = pa.DictionaryArray.from_arrays(pa.array([2, 0, 1, 1], index_type), values)
+        for keys in (d, pa.chunked_array([d])):
+            with pytest.raises(TypeError, match="dictionary-encoded"):
+                jumpshard.batch(keys, 1000)
+            with pytest.raises(TypeError, match="dictionary-encoded"):
+                jumpshard.Memento(1000).batch(keys)
+
+
+def test_integers_out_of_range_are_value_errors_whatever_their_type():
+    for bad in (-1, np.int64(-1), np.int32(-3)):
+        with pytest.raises(ValueError, match="between 0 and 2\\*\\*64-1"):
+            jumpshard.batch([5, bad], 10)
+
+
+def test_numbers_past_the_floats_range_are_value_errors():
+    with pytest.raises(ValueError, match="weights\\[1\\] is too large"):
+        jumpshard.Weights([1.0, 2**1100])
+    with pytest.raises(ValueError, match="factor is too large"):
+        jumpshard.BoundedLoads(jumpshard.Memento(10), 10**400)
