@@ -368,6 +368,7 @@ fn options_that_do_not_apply_are_refused() {
     std::fs::write(&keys, "1\n2\n").unwrap();
     let (nodes, keys) = (path_str(&nodes), path_str(&keys));
     let generate = ["--generate", "10"];
+    let decimal = ["assign", "--buckets", "3", keys, "--key-format", "decimal"];
     let cases: [(Vec<&str>, &[&str]); 9] = [
         (
             vec!["reshard", "--from", "3", "--to", "2", "--to-nodes", nodes],
@@ -385,30 +386,9 @@ fn options_that_do_not_apply_are_refused() {
             vec!["reshard", "--from", "3", "--to", "4", "--plot", "x.svg"],
             &["--plot"],
         ),
+        ([&decimal[..], &["--seed", "5"]].concat(), &["--seed"]),
         (
-            vec![
-                "assign",
-                "--buckets",
-                "3",
-                keys,
-                "--key-format",
-                "decimal",
-                "--seed",
-                "5",
-            ],
-            &["--seed"],
-        ),
-        (
-            vec![
-                "assign",
-                "--buckets",
-                "3",
-                keys,
-                "--key-format",
-                "decimal",
-                "--max-line-bytes",
-                "9",
-            ],
+            [&decimal[..], &["--max-line-bytes", "9"]].concat(),
             &["--max-line-bytes", "decimal"],
         ),
         (
