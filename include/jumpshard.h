@@ -6,10 +6,12 @@
  * Thread safety: every function may be called from any number of threads
  * at once, with one exception: jumpshard_memento_remove,
  * jumpshard_memento_restore and the _free functions need their handle to
- * themselves (no other call on that handle may run meanwhile). The two
- * opaque handles, jumpshard_memento and jumpshard_weights, are made by
- * their _new functions and freed by their _free functions; nothing else
- * needs freeing, and every string returned is static.
+ * themselves (no other call on that handle may run meanwhile). The four
+ * opaque handles, jumpshard_memento, jumpshard_weights, jumpshard_table and
+ * jumpshard_bounded, are made by their _new (or _parse) functions and freed
+ * by their _free functions; nothing else needs freeing, and every string
+ * returned is static (or, for a table's names, lives as long as its
+ * table).
  *
  * Errors: fallible functions return a jumpshard_status; JUMPSHARD_OK is 0,
  * jumpshard_status_message() describes any code. On an error no output is

@@ -136,6 +136,9 @@ int main(int argc, char **argv) {
         std::vector<std::int32_t> expected(keys.size());
         for (std::size_t i = 0; i < keys.size(); i++) expected[i] = jumpshard_bucket(keys[i], 777);
         CHECK(throws_status([] { jumpshard::set_kernel("sse9"); }, JUMPSHARD_ERROR_UNKNOWN_KERNEL));
+        // A NUL inside: C would read "scalar" alone.
+        CHECK(throws_status([] { jumpshard::set_kernel(std::string("scalar\0junk", 11)); },
+                            JUMPSHARD_ERROR_UNKNOWN_KERNEL));
         CHECK(jumpshard::kernel_name() == before);
         for (const char *name : {"scalar", "avx2", "avx512", "neon"}) {
             try {
@@ -296,6 +299,10 @@ int main(int argc, char **argv) {
                                 JUMPSHARD_ERROR_TOO_MANY_REPLICAS));
             CHECK(throws_status([&] { cluster.replicas_batch(ks, SIZE_MAX); },
                                 JUMPSHARD_ERROR_TOO_MANY_REPLICAS));
+            // Above the most members a set may have (1024), not the working
+            // count: refused before k * size outputs are allocated too.
+            CHECK(throws_status([&] { jumpshard::memento(5000).replicas_batch(ks, 2000); },
+                                JUMPSHARD_ERROR_TOO_MANY_REPLICAS));
             // The plan of one more removal: exactly that bucket's keys.
             auto next = jumpshard::memento::from_removals(cluster.barray(), cluster.removals());
             const std::int32_t gone = cluster.bucket(keys[0]);
@@ -346,6 +353,12 @@ int main(int argc, char **argv) {
         jumpshard::replicas(keys[0], 2, pair);
         CHECK((pair[0] == 0 && pair[1] == 1) || (pair[0] == 1 && pair[1] == 0));
         CHECK(throws_status([] { jumpshard::replicas(1, 2, 3); },
+                            JUMPSHARD_ERROR_TOO_MANY_REPLICAS));
+        // A k past the count is refused before k outputs are allocated (a
+        // vector of 2^40 would throw std::bad_alloc instead).
+        CHECK(throws_status([] { jumpshard::replicas(1, 5, std::size_t{1} << 40); },
+                            JUMPSHARD_ERROR_TOO_MANY_REPLICAS));
+        CHECK(throws_status([&] { jumpshard::replicas_batch(keys, 5, std::size_t{1} << 40); },
                             JUMPSHARD_ERROR_TOO_MANY_REPLICAS));
         CHECK(throws_status([&] { jumpshard::replicas_batch(keys, 0, 1); },
                             JUMPSHARD_ERROR_INVALID_BUCKET_COUNT));

@@ -176,9 +176,18 @@ inline void replicas(std::uint64_t key, std::int32_t num_buckets, span<std::int3
     detail::check(jumpshard_replicas(key, num_buckets, out.data(), out.size()));
 }
 
-// The replica set of `key`: `k` distinct buckets, in a new vector.
+namespace detail {
+// Checks num_buckets and k with no key, before k outputs are allocated.
+inline void check_replicas(std::int32_t num_buckets, std::size_t k) {
+    check(jumpshard_replicas_batch(nullptr, 0, num_buckets, k, nullptr));
+}
+}  // namespace detail
+
+// The replica set of `key`: `k` distinct buckets, in a new vector (k is
+// checked before the vector is made).
 inline std::vector<std::int32_t> replicas(std::uint64_t key, std::int32_t num_buckets,
                                           std::size_t k) {
+    detail::check_replicas(num_buckets, k);
     std::vector<std::int32_t> out(k);
     replicas(key, num_buckets, span<std::int32_t>(out));
     return out;
@@ -200,6 +209,7 @@ inline void replicas_batch(span<const std::uint64_t> keys, std::int32_t num_buck
 
 inline std::vector<std::int32_t> replicas_batch(span<const std::uint64_t> keys,
                                                 std::int32_t num_buckets, std::size_t k) {
+    detail::check_replicas(num_buckets, k);
     if (k != 0 && keys.size() > SIZE_MAX / k) throw std::length_error("jumpshard: k * keys");
     std::vector<std::int32_t> out(k * keys.size());
     replicas_batch(keys, num_buckets, k, out);
@@ -210,8 +220,10 @@ inline std::vector<std::int32_t> replicas_batch(span<const std::uint64_t> keys,
 inline std::string_view kernel_name() noexcept { return jumpshard_kernel_name(); }
 
 // Makes later batches use the kernel `name`; throws jumpshard::error
-// (unknown or unsupported kernel) and changes nothing on error.
+// (unknown or unsupported kernel) and changes nothing on error. A name
+// holding a NUL is unknown: C would read only the part before it.
 inline void set_kernel(const std::string &name) {
+    if (name.find('\0') != std::string::npos) detail::check(JUMPSHARD_ERROR_UNKNOWN_KERNEL);
     detail::check(jumpshard_set_kernel(name.c_str()));
 }
 

@@ -168,10 +168,10 @@ private:
     explicit memento(jumpshard_memento *handle) noexcept : handle_(handle) {}
 
     // Throws what the C functions return for a `k` above the working count.
+    // k checked by the library with no key (above the working count or
+    // the most members a set may have), before k outputs are allocated.
     void check_replicas(std::size_t k) const {
-        if (k > static_cast<std::size_t>(working())) {
-            detail::check(JUMPSHARD_ERROR_TOO_MANY_REPLICAS);
-        }
+        detail::check(jumpshard_memento_replicas_batch(handle_, nullptr, 0, k, nullptr));
     }
 
     jumpshard_memento *handle_ = nullptr;
