@@ -102,7 +102,8 @@ fn line_of(error: &jumpshard::TableError) -> Option<usize> {
         | MarkedFirst { line, .. }
         | LookAlike { line, .. }
         | BadAttribute { line, .. }
-        | BadOverride { line, .. } => Some(*line),
+        | BadOverride { line, .. }
+        | BadZone { line, .. } => Some(*line),
         BadRemovals { line, .. } => *line,
         _ => None,
     }
