@@ -180,11 +180,18 @@ impl Memento {
     /// assert_eq!((m.working(), m.removals()), (1, &[0][..]));
     /// assert_eq!(m.remove(1), Err(Error::LastWorkingBucket { bucket: 1 }));
     /// assert_eq!(m.remove(7), Err(Error::NotABucket { bucket: 7, barray: 2 }));
+    /// // Any u32 is asked about safely, before a removal too.
+    /// let mut fresh = Memento::new(BucketCount::new(10)?);
+    /// assert_eq!(
+    ///     fresh.remove(u32::MAX),
+    ///     Err(Error::NotABucket { bucket: u32::MAX, barray: 10 })
+    /// );
     /// # Ok::<(), jumpshard::Error>(())
     /// ```
     pub fn remove(&mut self, bucket: u32) -> Result<(), Error> {
         let n = self.barray.get();
-        if self.removed.is_empty() && bucket + 1 == n && n > 1 {
+        // (`n - 1`, not `bucket + 1`: `u32::MAX` is a bucket asked about.)
+        if self.removed.is_empty() && bucket == n - 1 && n > 1 {
             self.barray = BucketCount::new(bucket)?;
             self.removed.resize(bucket);
             self.last_removed = bucket;

@@ -121,7 +121,9 @@ impl NodeTable {
     /// [`NodeTable::check_replicas`] does, or when a column's length
     /// differs from the keys'. On a zoned table the sets are
     /// [`crate::zones::ZonedReplicas::batch`]'s, each member node given as
-    /// its first slot.
+    /// its first slot: column 0 then names `batch`'s node, but a node of
+    /// several slots (`+NAME` lines) by its first slot, not the one the key
+    /// landed on.
     pub fn replicas_batch(
         &self,
         keys: &[u64],
