@@ -43,15 +43,9 @@ pub(crate) fn open(
     header: bool,
     max_record: usize,
 ) -> Result<Input, Error> {
-    let mut records = Records::new(source, name.clone(), max_record);
+    let mut records = Records::new(source, name, max_record);
     let index = match header {
-        true => {
-            let headers = match records.next()? {
-                true => records.fields().map(<[u8]>::to_vec).collect(),
-                false => Vec::new(),
-            };
-            in_header(&headers, column, &name)?
-        }
+        true => in_header(&records.header()?, column, records.name())?,
         false => column
             .parse::<usize>()
             .map_err(|_| Error::ColumnNeedsIndex {
@@ -61,7 +55,6 @@ pub(crate) fn open(
     Ok(Input {
         source: Source::Ordered(Box::new(CsvKeys {
             records,
-            name,
             column: column.to_owned(),
             index,
             keys: 0,
@@ -132,7 +125,6 @@ pub(crate) fn in_header(headers: &[Vec<u8>], column: &str, name: &str) -> Result
 
 struct CsvKeys {
     records: Records<Box<dyn Read + Send>>,
-    name: String,
     column: String,
     index: usize,
     /// Keys read so far.
@@ -152,14 +144,14 @@ impl OrderedKeys for CsvKeys {
             let line = self.records.line();
             let Some(field) = self.records.get(self.index) else {
                 return Err(Error::MissingField {
-                    name: self.name.clone(),
+                    name: self.records.name().to_owned(),
                     line,
                     fields: self.records.len(),
                     column: self.column.clone(),
                 });
             };
             let key = parse_decimal(field).map_err(|why| Error::BadKey {
-                name: self.name.clone(),
+                name: self.records.name().to_owned(),
                 line,
                 column: Some(self.column.clone()),
                 why,

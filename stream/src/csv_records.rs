@@ -186,6 +186,19 @@ impl<R: Read> Records<R> {
         }
     }
 
+    /// The first record's fields, as a header line: none in an empty input.
+    pub(crate) fn header(&mut self) -> Result<Vec<Vec<u8>>, Error> {
+        Ok(match self.next()? {
+            true => self.fields().map(<[u8]>::to_vec).collect(),
+            false => Vec::new(),
+        })
+    }
+
+    /// The input's name, for messages.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
     /// The line the current record starts on, from 1.
     pub(crate) fn line(&self) -> u64 {
         self.line

@@ -57,10 +57,7 @@ pub fn read_csv(
 ) -> Result<Vec<WeightedKey>, Error> {
     let mut records = Records::new(source, name.clone(), usize::MAX);
     let (key_index, weight_index) = if columns.header {
-        let headers: Vec<Vec<u8>> = match records.next()? {
-            true => records.fields().map(<[u8]>::to_vec).collect(),
-            false => Vec::new(),
-        };
+        let headers = records.header()?;
         (
             in_header(&headers, columns.key, &name)?,
             in_header(&headers, columns.weight, &name)?,

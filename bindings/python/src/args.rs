@@ -136,3 +136,27 @@ pub fn zeros<T: Copy + Default>(len: usize, what: &str) -> PyResult<Vec<T>> {
     v.resize(len, T::default());
     Ok(v)
 }
+
+/// A real number named `what` (a weight, a load factor): any number but a
+/// `bool` (Python's or numpy's), which is never one; a `TypeError` for
+/// what is no number, a `ValueError` for an int past the floats' range.
+pub fn real(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<f64> {
+    let name = obj.get_type().name()?;
+    let numpy_bool = (name == "bool_" || name == "bool")
+        && obj
+            .get_type()
+            .module()
+            .is_ok_and(|m| m.to_string_lossy().starts_with("numpy"));
+    if obj.is_instance_of::<pyo3::types::PyBool>() || numpy_bool {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be a number, not bool"
+        )));
+    }
+    obj.extract::<f64>().map_err(|e| {
+        if e.is_instance_of::<PyOverflowError>(obj.py()) {
+            PyValueError::new_err(format!("{what} is too large for a float: {e}"))
+        } else {
+            PyTypeError::new_err(format!("{what} must be a number, not {name}"))
+        }
+    })
+}

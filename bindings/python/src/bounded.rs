@@ -6,7 +6,6 @@ use jumpshard::placement::{BoundedLoads as Inner, DEFAULT_WALK};
 use jumpshard::replicas::MAX_REPLICAS;
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyBool;
 
 use crate::args;
 use crate::keys::not_bool;
@@ -149,26 +148,10 @@ impl BoundedLoads {
     }
 }
 
-/// A load factor: any real number but `bool`; the library refuses NaN and
-/// values at most 1, naming them.
+/// A load factor: any real number but `bool` ([`args::real`]); the library
+/// refuses NaN and values at most 1, naming them.
 fn factor_arg(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
-    if obj.is_instance_of::<PyBool>() {
-        return Err(PyTypeError::new_err("factor must be a number, not bool"));
-    }
-    obj.extract::<f64>().map_err(|e| {
-        // An int past the floats' range is a number, too large.
-        if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(obj.py()) {
-            return pyo3::exceptions::PyValueError::new_err(format!(
-                "factor is too large for a float: {e}"
-            ));
-        }
-        let name = obj
-            .get_type()
-            .name()
-            .map(|n| n.to_string())
-            .unwrap_or_default();
-        PyTypeError::new_err(format!("factor must be a number, not {name}"))
-    })
+    args::real(obj, "factor")
 }
 
 /// A walk length, checked as an int of any size before it is used.

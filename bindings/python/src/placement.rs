@@ -6,7 +6,7 @@ use jumpshard::weights::Weights as Inner;
 use jumpshard::BucketCount;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyByteArray, PyBytes, PyInt, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyInt, PyString};
 use pyo3::IntoPyObjectExt;
 
 use crate::args;
@@ -342,27 +342,7 @@ fn not_a_bucket(obj: &Bound<'_, PyAny>, barray: u32) -> String {
 fn weight_list(weights: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
     let mut out = Vec::new();
     for (i, item) in weights.try_iter()?.enumerate() {
-        let item = item?;
-        let name = item.get_type().name()?;
-        let numpy_bool = (name == "bool_" || name == "bool")
-            && item
-                .get_type()
-                .module()
-                .is_ok_and(|m| m.to_string_lossy().starts_with("numpy"));
-        if item.is_instance_of::<PyBool>() || numpy_bool {
-            return Err(PyTypeError::new_err(format!(
-                "weights[{i}] must be a number, not bool"
-            )));
-        }
-        out.push(item.extract::<f64>().map_err(|e| {
-            // An int past the floats' range is a number, too large.
-            match e.is_instance_of::<pyo3::exceptions::PyOverflowError>(item.py()) {
-                true => pyo3::exceptions::PyValueError::new_err(format!(
-                    "weights[{i}] is too large for a float: {e}"
-                )),
-                false => PyTypeError::new_err(format!("weights[{i}] must be a number, not {name}")),
-            }
-        })?);
+        out.push(args::real(&item?, &format!("weights[{i}]"))?);
     }
     Ok(out)
 }

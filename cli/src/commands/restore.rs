@@ -95,8 +95,8 @@ pub fn run(args: &Args) -> Result<(), String> {
                 new.removals().len(),
                 // A table written to standard output has no name to give.
                 match is_stdout(&args.write_table) {
-                    true => "NEW".into(),
-                    false => written.clone(),
+                    true => "NEW",
+                    false => written.as_str(),
                 }
             )
         }
