@@ -49,6 +49,12 @@
 #define JUMPSHARD_BOUNDED_DEFAULT_WALK 8
 
 /**
+ * The most buckets a router's cluster may have (2^24): it keeps a counter
+ * per bucket id.
+ */
+#define JUMPSHARD_BOUNDED_MAX_NODES 16777216
+
+/**
  * The bytes `jumpshard_table_fingerprint` writes: `jt1:`, 32 lowercase
  * hexadecimal digits and a terminating NUL.
  */
@@ -189,6 +195,11 @@ enum jumpshard_status
      * A zone was asked of a node table that names no zone.
      */
     JUMPSHARD_ERROR_NOT_ZONED = 24,
+    /**
+     * A bounded-load router over more buckets than it counts (2^24): it
+     * keeps a counter per bucket id.
+     */
+    JUMPSHARD_ERROR_ROUTER_TOO_LARGE = 25,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -320,8 +331,11 @@ jumpshard_status jumpshard_batch_parallel(const uint64_t *keys,
  * this order: for `cluster`, `JUMPSHARD_ERROR_NULL_POINTER` and
  * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; for `out`, the same two;
  * `JUMPSHARD_ERROR_INVALID_LOAD_FACTOR` (NaN or at most 1);
- * `JUMPSHARD_ERROR_INVALID_WALK` (0 or more than 1024). On any error
- * `*out` is not written and nothing is allocated.
+ * `JUMPSHARD_ERROR_INVALID_WALK` (0 or more than 1024);
+ * `JUMPSHARD_ERROR_ROUTER_TOO_LARGE` (a cluster of more than
+ * `JUMPSHARD_BOUNDED_MAX_NODES` buckets, 2^24: the router keeps a counter
+ * per bucket). On any error `*out` is not
+ * written and nothing is allocated.
  *
  * # Safety
  * `cluster` must be NULL or a live Memento handle that no thread mutates
@@ -486,9 +500,8 @@ jumpshard_status jumpshard_bounded_remove(const struct jumpshard_bounded *router
  * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
  * this order: for `router`, `JUMPSHARD_ERROR_NULL_POINTER` and
  * `JUMPSHARD_ERROR_MISALIGNED_POINTER`; `JUMPSHARD_ERROR_MISALIGNED_POINTER`
- * for `restored`; `JUMPSHARD_ERROR_INVALID_BUCKET_COUNT` (a growth past
- * INT32_MAX buckets). On any error nothing changes and `*restored` is not
- * written.
+ * for `restored`; `JUMPSHARD_ERROR_ROUTER_TOO_LARGE` (a growth past 2^24
+ * buckets). On any error nothing changes and `*restored` is not written.
  *
  * # Safety
  * `router` must be NULL or a live handle not freed during the call;
@@ -1202,8 +1215,9 @@ int32_t jumpshard_table_len(const struct jumpshard_table *table);
  * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
  * this order: for `table`, `name`, then `name_len`:
  * `JUMPSHARD_ERROR_NULL_POINTER`, `JUMPSHARD_ERROR_MISALIGNED_POINTER`;
- * then `JUMPSHARD_ERROR_NOT_A_BUCKET` (`slot` outside `0..len`). On any
- * error nothing is written.
+ * `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS` (`name` and `name_len` share
+ * bytes); then `JUMPSHARD_ERROR_NOT_A_BUCKET` (`slot` outside `0..len`).
+ * On any error nothing is written.
  *
  * # Safety
  * `table` must be NULL or a live handle; `name` and `name_len` must point
@@ -1317,7 +1331,8 @@ int32_t jumpshard_table_is_zoned(const struct jumpshard_table *table);
  * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
  * this order: for `table`, `name`, then `name_len`:
  * `JUMPSHARD_ERROR_NULL_POINTER`, `JUMPSHARD_ERROR_MISALIGNED_POINTER`;
- * then `JUMPSHARD_ERROR_NOT_A_BUCKET` (`slot` outside `0..len`), then
+ * `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS` (`name` and `name_len` share
+ * bytes); then `JUMPSHARD_ERROR_NOT_A_BUCKET` (`slot` outside `0..len`), then
  * `JUMPSHARD_ERROR_NOT_ZONED` (the table names no zone). On any error
  * nothing is written.
  *

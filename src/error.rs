@@ -154,6 +154,14 @@ pub enum Error {
         /// The node.
         node: u32,
     },
+    /// A bounded-load router over a b-array larger than it counts
+    /// ([`crate::placement::MAX_NODES`]).
+    RouterTooLarge {
+        /// The b-array's buckets the router would count.
+        buckets: u32,
+        /// The most it counts.
+        limit: u32,
+    },
 }
 
 impl fmt::Display for Error {
@@ -250,6 +258,11 @@ impl fmt::Display for Error {
             Error::NoLoad { node } => {
                 write!(f, "node {node} has no load to release")
             }
+            Error::RouterTooLarge { buckets, limit } => write!(
+                f,
+                "a bounded-load router keeps a counter per bucket: {buckets} buckets \
+                 are more than its limit of {limit}"
+            ),
         }
     }
 }

@@ -14,8 +14,13 @@ use jumpshard::placement::BoundedLoads;
 /// of its replica set.
 pub const JUMPSHARD_BOUNDED_DEFAULT_WALK: usize = 8;
 
-// A literal for cbindgen's `#define`, which must stay the library's value.
+/// The most buckets a router's cluster may have (2^24): it keeps a counter
+/// per bucket id.
+pub const JUMPSHARD_BOUNDED_MAX_NODES: i32 = 16_777_216;
+
+// Literals for cbindgen's `#define`s, which must stay the library's values.
 const _: () = assert!(JUMPSHARD_BOUNDED_DEFAULT_WALK == jumpshard::placement::DEFAULT_WALK);
+const _: () = assert!(JUMPSHARD_BOUNDED_MAX_NODES as u32 == jumpshard::placement::MAX_NODES);
 
 /// A router with bounded loads over a Memento cluster: it counts each
 /// node's current load, sends `jumpshard_bounded_acquire` to the first
@@ -61,8 +66,11 @@ fn write_one<T>(
 /// this order: for `cluster`, `JUMPSHARD_ERROR_NULL_POINTER` and
 /// `JUMPSHARD_ERROR_MISALIGNED_POINTER`; for `out`, the same two;
 /// `JUMPSHARD_ERROR_INVALID_LOAD_FACTOR` (NaN or at most 1);
-/// `JUMPSHARD_ERROR_INVALID_WALK` (0 or more than 1024). On any error
-/// `*out` is not written and nothing is allocated.
+/// `JUMPSHARD_ERROR_INVALID_WALK` (0 or more than 1024);
+/// `JUMPSHARD_ERROR_ROUTER_TOO_LARGE` (a cluster of more than
+/// `JUMPSHARD_BOUNDED_MAX_NODES` buckets, 2^24: the router keeps a counter
+/// per bucket). On any error `*out` is not
+/// written and nothing is allocated.
 ///
 /// # Safety
 /// `cluster` must be NULL or a live Memento handle that no thread mutates
@@ -318,9 +326,8 @@ pub unsafe extern "C" fn jumpshard_bounded_remove(
 /// Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
 /// this order: for `router`, `JUMPSHARD_ERROR_NULL_POINTER` and
 /// `JUMPSHARD_ERROR_MISALIGNED_POINTER`; `JUMPSHARD_ERROR_MISALIGNED_POINTER`
-/// for `restored`; `JUMPSHARD_ERROR_INVALID_BUCKET_COUNT` (a growth past
-/// INT32_MAX buckets). On any error nothing changes and `*restored` is not
-/// written.
+/// for `restored`; `JUMPSHARD_ERROR_ROUTER_TOO_LARGE` (a growth past 2^24
+/// buckets). On any error nothing changes and `*restored` is not written.
 ///
 /// # Safety
 /// `router` must be NULL or a live handle not freed during the call;

@@ -86,11 +86,14 @@ pub enum jumpshard_status {
     JUMPSHARD_ERROR_SHARED_NODE = 23,
     /// A zone was asked of a node table that names no zone.
     JUMPSHARD_ERROR_NOT_ZONED = 24,
+    /// A bounded-load router over more buckets than it counts (2^24): it
+    /// keeps a counter per bucket id.
+    JUMPSHARD_ERROR_ROUTER_TOO_LARGE = 25,
 }
 
 impl jumpshard_status {
     /// Every status, in code order.
-    const ALL: [jumpshard_status; 25] = [
+    const ALL: [jumpshard_status; 26] = [
         jumpshard_status::JUMPSHARD_OK,
         jumpshard_status::JUMPSHARD_ERROR_NULL_POINTER,
         jumpshard_status::JUMPSHARD_ERROR_INVALID_BUCKET_COUNT,
@@ -116,6 +119,7 @@ impl jumpshard_status {
         jumpshard_status::JUMPSHARD_ERROR_WEIGHTED_TABLE,
         jumpshard_status::JUMPSHARD_ERROR_SHARED_NODE,
         jumpshard_status::JUMPSHARD_ERROR_NOT_ZONED,
+        jumpshard_status::JUMPSHARD_ERROR_ROUTER_TOO_LARGE,
     ];
 
     /// The status with this code; C may pass any `int32_t`, so this is how
@@ -188,6 +192,9 @@ impl jumpshard_status {
                 c"a node serves several slots of a table without zones: a set could hold it twice"
             }
             JUMPSHARD_ERROR_NOT_ZONED => c"the node table names no zone (zone=NAME)",
+            JUMPSHARD_ERROR_ROUTER_TOO_LARGE => {
+                c"a bounded-load router counts at most 2^24 buckets, one counter each"
+            }
         }
     }
 
@@ -226,6 +233,7 @@ impl jumpshard_status {
             }
             Error::InvalidWalk { .. } => jumpshard_status::JUMPSHARD_ERROR_INVALID_WALK,
             Error::NoLoad { .. } => jumpshard_status::JUMPSHARD_ERROR_NO_LOAD,
+            Error::RouterTooLarge { .. } => jumpshard_status::JUMPSHARD_ERROR_ROUTER_TOO_LARGE,
             // The library's errors are non-exhaustive; one this crate does
             // not map yet is a bug here, reported as such.
             _ => jumpshard_status::JUMPSHARD_ERROR_PANIC,

@@ -142,8 +142,9 @@ pub unsafe extern "C" fn jumpshard_table_len(table: *const jumpshard_table) -> i
 /// Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
 /// this order: for `table`, `name`, then `name_len`:
 /// `JUMPSHARD_ERROR_NULL_POINTER`, `JUMPSHARD_ERROR_MISALIGNED_POINTER`;
-/// then `JUMPSHARD_ERROR_NOT_A_BUCKET` (`slot` outside `0..len`). On any
-/// error nothing is written.
+/// `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS` (`name` and `name_len` share
+/// bytes); then `JUMPSHARD_ERROR_NOT_A_BUCKET` (`slot` outside `0..len`).
+/// On any error nothing is written.
 ///
 /// # Safety
 /// `table` must be NULL or a live handle; `name` and `name_len` must point
@@ -179,6 +180,9 @@ pub(crate) unsafe fn slot_text(
         let table = unsafe { handle::borrow(table) }?;
         let name = Buffer::new(name.cast_const(), 1)?;
         let name_len = Buffer::new(name_len.cast_const(), 1)?;
+        if name.overlaps(&name_len) {
+            return Err(JUMPSHARD_ERROR_OVERLAPPING_BUFFERS);
+        }
         let slot = usize::try_from(slot)
             .ok()
             .filter(|&s| s < table.0.len())

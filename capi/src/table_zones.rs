@@ -110,7 +110,8 @@ pub unsafe extern "C" fn jumpshard_table_is_zoned(table: *const jumpshard_table)
 /// Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
 /// this order: for `table`, `name`, then `name_len`:
 /// `JUMPSHARD_ERROR_NULL_POINTER`, `JUMPSHARD_ERROR_MISALIGNED_POINTER`;
-/// then `JUMPSHARD_ERROR_NOT_A_BUCKET` (`slot` outside `0..len`), then
+/// `JUMPSHARD_ERROR_OVERLAPPING_BUFFERS` (`name` and `name_len` share
+/// bytes); then `JUMPSHARD_ERROR_NOT_A_BUCKET` (`slot` outside `0..len`), then
 /// `JUMPSHARD_ERROR_NOT_ZONED` (the table names no zone). On any error
 /// nothing is written.
 ///

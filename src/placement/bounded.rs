@@ -94,6 +94,14 @@ use crate::{Error, Memento};
 /// other members of its replica set.
 pub const DEFAULT_WALK: usize = 8;
 
+/// The largest b-array a router takes. It keeps one 8-byte counter per
+/// bucket id (128 MiB at this size) and [`BoundedLoads::loads`] lists
+/// them all, so a cluster of 2^31 - 1 buckets, which [`Memento`] holds in
+/// a few bytes, would need 16 GiB here: the router balances the load of
+/// nodes, which are far fewer, and refuses more with
+/// [`Error::RouterTooLarge`].
+pub const MAX_NODES: u32 = 1 << 24;
+
 /// The cluster and one counter per bucket id it ever had.
 #[derive(Debug)]
 struct State {
@@ -165,6 +173,7 @@ impl BoundedLoads {
                 limit: MAX_REPLICAS,
             });
         }
+        too_large(cluster.barray().get())?;
         let loads = (0..cluster.barray().get())
             .map(|_| AtomicU64::new(0))
             .collect();
@@ -331,8 +340,15 @@ impl BoundedLoads {
 
     /// Restores the last removed bucket, or grows the cluster by one, as
     /// [`Memento::restore`] does, and returns it; its count is what it was.
+    /// Fails, changing nothing, with [`Error::RouterTooLarge`] when growing
+    /// would take the b-array past [`MAX_NODES`].
     pub fn restore(&self) -> Result<u32, Error> {
         let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
+        let barray = state.cluster.barray().get();
+        if state.cluster.working() == barray {
+            // Nothing removed: the restore is a growth by one bucket.
+            too_large(barray + 1)?;
+        }
         let bucket = state.cluster.restore()?;
         let barray = state.cluster.barray().get() as usize;
         if state.loads.len() < barray {
@@ -353,6 +369,17 @@ impl BoundedLoads {
     fn read(&self) -> RwLockReadGuard<'_, State> {
         self.state.read().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// Refuses a b-array of `buckets` past [`MAX_NODES`].
+fn too_large(buckets: u32) -> Result<(), Error> {
+    if buckets > MAX_NODES {
+        return Err(Error::RouterTooLarge {
+            buckets,
+            limit: MAX_NODES,
+        });
+    }
+    Ok(())
 }
 
 /// Raises `counter` by one if that keeps it at most `bound`, returning the

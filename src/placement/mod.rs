@@ -21,4 +21,4 @@ pub mod replicas;
 pub mod weights;
 pub mod zones;
 
-pub use bounded::{BoundedLoads, DEFAULT_WALK};
+pub use bounded::{BoundedLoads, DEFAULT_WALK, MAX_NODES};

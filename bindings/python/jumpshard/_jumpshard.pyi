@@ -70,7 +70,8 @@ class BoundedLoads:
     ceil(factor * (total + 1) / live), or the least loaded of the walk when
     all of it is full, and counts it; release(node) takes it back. Safe to
     share between threads; acquire, acquire_batch and release_batch release
-    the GIL."""
+    the GIL. A cluster of more than 2**24 buckets is a ValueError: the
+    router keeps a counter per bucket."""
 
     factor: float
     walk: int

@@ -169,7 +169,8 @@ impl NodeTable {
             "NodeTable(slots={}, removals={:?}, weighted={})",
             self.inner.len(),
             self.inner.removals(),
-            self.inner.weights().is_some()
+            // Python's spelling of the boolean.
+            if self.inner.weights().is_some() { "True" } else { "False" }
         )
     }
 }

@@ -97,6 +97,9 @@ def test_bad_input():
     for bad in [True, 2.0]:
         with pytest.raises(TypeError, match="walk"):
             jumpshard.BoundedLoads(m, 2.0, walk=bad)
+    for huge in [2**24 + 1, 2**31 - 1, jumpshard.Memento(2**31 - 1)]:
+        with pytest.raises(ValueError, match="counter per bucket"):
+            jumpshard.BoundedLoads(huge, 2.0)
     router = jumpshard.BoundedLoads(m, 2.0)
     with pytest.raises(ValueError, match="no load"):
         router.release(0)

@@ -180,3 +180,10 @@ def test_node_tables_place_keys_as_every_front_end():
     ]:
         with pytest.raises(ValueError, match=line):
             jumpshard.NodeTable(text)
+
+
+def test_reprs_are_python():
+    plain = jumpshard.NodeTable("a\nb\n")
+    weighted = jumpshard.NodeTable("a weight=2\nb\n")
+    assert repr(plain) == "NodeTable(slots=2, removals=[], weighted=False)"
+    assert repr(weighted) == "NodeTable(slots=2, removals=[], weighted=True)"

@@ -228,6 +228,7 @@ fn every_status_has_a_distinct_message_and_unknown_codes_one_too() {
         WEIGHTED_TABLE,
         SHARED_NODE,
         NOT_ZONED,
+        ROUTER_TOO_LARGE,
     ];
     assert!(codes.iter().enumerate().all(|(i, &c)| c == i as i32));
     let unknown = status_message(-1);
@@ -237,7 +238,7 @@ fn every_status_has_a_distinct_message_and_unknown_codes_one_too() {
     messages.sort_unstable();
     messages.dedup();
     assert_eq!(messages.len(), codes.len() + 1);
-    for code in [25, 1000, i32::MAX, i32::MIN] {
+    for code in [26, 1000, i32::MAX, i32::MIN] {
         assert_eq!(status_message(code), unknown);
     }
 }

@@ -76,6 +76,7 @@ const NO_LOAD: i32 = 21;
 const WEIGHTED_TABLE: i32 = 22;
 const SHARED_NODE: i32 = 23;
 const NOT_ZONED: i32 = 24;
+const ROUTER_TOO_LARGE: i32 = 25;
 
 /// Tests that change the active kernel take this, so that a test checking
 /// that a refused change left the kernel alone sees no one else's change.

@@ -219,6 +219,38 @@ fn bad_input_is_refused() {
 }
 
 #[test]
+fn a_cluster_past_the_counters_is_refused() {
+    for buckets in [MAX_NODES + 1, i32::MAX as u32] {
+        let err = BoundedLoads::new(cluster(buckets, &[]), 2.0).unwrap_err();
+        assert_eq!(
+            err,
+            Error::RouterTooLarge {
+                buckets,
+                limit: MAX_NODES
+            }
+        );
+        assert!(err.to_string().contains(&buckets.to_string()));
+    }
+}
+
+/// 128 MiB of counters: too slow for Miri.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn a_growth_past_the_counters_is_refused() {
+    let router = BoundedLoads::new(cluster(MAX_NODES, &[]), 2.0).unwrap();
+    let too_large = Error::RouterTooLarge {
+        buckets: MAX_NODES + 1,
+        limit: MAX_NODES,
+    };
+    assert_eq!(router.restore(), Err(too_large));
+    assert_eq!(router.cluster().barray().get(), MAX_NODES);
+    // A removed bucket comes back: no growth.
+    router.remove(7).unwrap();
+    assert_eq!(router.restore(), Ok(7));
+    assert_eq!(router.loads().len(), MAX_NODES as usize);
+}
+
+#[test]
 fn next_bound_is_the_formula() {
     let router = BoundedLoads::new(cluster(4, &[]), 1.5).unwrap();
     assert_eq!(router.next_bound(), 1); // ceil(1.5 * 1 / 4)
