@@ -308,8 +308,9 @@ jumpshard_status jumpshard_batch(const uint64_t *keys,
  * pool, which has one thread per core (`threads == 0` means all of them;
  * more than the core count gives no more). The calling thread waits for
  * the result, which is identical to `jumpshard_batch`'s; small batches
- * run on fewer threads. Statuses and the contract are those of
- * `jumpshard_batch`.
+ * run on fewer threads, and a child forked after the pool started (which
+ * has none of its threads) runs them on the calling thread. Statuses and
+ * the contract are those of `jumpshard_batch`.
  *
  * # Safety
  * As for `jumpshard_batch`.
@@ -1359,11 +1360,11 @@ const char *jumpshard_version(void);
  * are copied. Only their ratios matter: with all weights equal every key
  * gets Figure 1's bucket (`jumpshard_bucket(key, len)`); a bucket of
  * weight 0 never gets a key; changing one bucket's weight moves keys only
- * onto or off that bucket, as long as the table's unit (the smallest
- * weight more than a third of the positive buckets hold, or else their
- * median) and the bucket's slot count stay the same (a new slot count
- * also moves keys onto or off the buckets of several slots after it). The
- * Rust API's `weights::Weights`, bit for bit.
+ * onto or off that bucket, as long as the table's unit (the largest
+ * weight more than a quarter of the positive buckets hold, or else their
+ * lower median) and the bucket's slot count stay the same (a new slot
+ * count also moves keys onto or off the buckets of several slots after
+ * it). The Rust API's `weights::Weights`, bit for bit.
  *
  * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
  * this order: `JUMPSHARD_ERROR_INVALID_BUCKET_COUNT` (`len` outside
@@ -1404,10 +1405,12 @@ void jumpshard_weights_free(struct jumpshard_weights *weights);
 int32_t jumpshard_weights_len(const struct jumpshard_weights *weights);
 
 /**
- * Writes to `*out` the bucket of `key`: the first of its attempts (Figure
- * 1 of the key, then of XXH64 rehashes of it) that the attempted bucket
- * accepts, with probability its weight over the largest weight; after 64
- * refusals, the heaviest bucket attempted.
+ * Writes to `*out` the bucket of `key`: the owner of the first of its
+ * attempts (Figure 1 of the key over the table's slots, then of XXH64
+ * rehashes of it) that the attempted slot accepts (an extra slot of a
+ * heavy bucket always, a bucket's first slot with probability its weight's
+ * fraction of a slot); after 8 refusals, the positive bucket nearest
+ * (cyclically, at or after) an attempted one.
  *
  * Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
  * this order: for `weights`, then `out`: `JUMPSHARD_ERROR_NULL_POINTER`,

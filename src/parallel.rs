@@ -1,5 +1,7 @@
 //! Multi-threaded batches.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use rayon::prelude::*;
 
 use crate::kernel::check_lengths;
@@ -15,7 +17,9 @@ const MIN_KEYS_PER_THREAD: usize = 1 << 14;
 ///
 /// The pool has one thread per core, so `threads` bounds the parallelism
 /// from above; it cannot raise it past the core count. Small batches run on
-/// fewer threads. Fails, leaving `out` untouched, when the lengths differ.
+/// fewer threads, and a process forked after the pool started runs them on
+/// the calling thread (the pool's threads did not follow it). Fails, leaving
+/// `out` untouched, when the lengths differ.
 ///
 /// ```
 /// use jumpshard::BucketCount;
@@ -52,13 +56,30 @@ pub(crate) fn run(keys: &[u64], num_buckets: BucketCount, out: &mut [u32], threa
     }
 }
 
+/// The process that first used rayon's pool.
+static POOL_PROCESS: AtomicU32 = AtomicU32::new(0);
+
+/// Whether this process may hand work to rayon's pool. A child made by
+/// `fork()` after the pool started inherits its state but none of its
+/// threads, and a job given to it would wait forever (a pre-fork server,
+/// Python's multiprocessing): such a child runs every batch on its calling
+/// thread. Asked only of batches long enough to split, it costs one
+/// `getpid` each.
+fn pool_is_ours() -> bool {
+    let me = std::process::id();
+    match POOL_PROCESS.compare_exchange(0, me, Ordering::Relaxed, Ordering::Relaxed) {
+        Ok(_) => true,
+        Err(first) => first == me,
+    }
+}
+
 /// How `len` keys are cut for up to `threads` threads (0: one per core):
 /// the length of each contiguous run but the last, or `None` when one
 /// thread does it all. A batch too short to split is decided before the
 /// pool is consulted: asking rayon for its size would start its threads,
 /// and a short batch (the C ABI's hot path) must not pay for that.
 pub(crate) fn run_length(len: usize, threads: usize) -> Option<usize> {
-    if len <= MIN_KEYS_PER_THREAD || threads == 1 {
+    if len <= MIN_KEYS_PER_THREAD || threads == 1 || !pool_is_ours() {
         return None;
     }
     let threads = match threads {

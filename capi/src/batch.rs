@@ -73,8 +73,9 @@ pub unsafe extern "C" fn jumpshard_batch(
 /// pool, which has one thread per core (`threads == 0` means all of them;
 /// more than the core count gives no more). The calling thread waits for
 /// the result, which is identical to `jumpshard_batch`'s; small batches
-/// run on fewer threads. Statuses and the contract are those of
-/// `jumpshard_batch`.
+/// run on fewer threads, and a child forked after the pool started (which
+/// has none of its threads) runs them on the calling thread. Statuses and
+/// the contract are those of `jumpshard_batch`.
 ///
 /// # Safety
 /// As for `jumpshard_batch`.

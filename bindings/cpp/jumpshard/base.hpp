@@ -4,6 +4,12 @@
 #ifndef JUMPSHARD_BASE_HPP
 #define JUMPSHARD_BASE_HPP
 
+// Said once here, rather than as errors about std::string_view and
+// is_same_v from deep inside (MSVC gives the standard in _MSVC_LANG).
+#if __cplusplus < 201703L && !(defined(_MSVC_LANG) && _MSVC_LANG >= 201703L)
+#error "jumpshard.hpp needs C++17 or later (-std=c++17); jumpshard.h alone works from C++11"
+#endif
+
 #include <cstddef>
 #include <cstdint>
 #include <iterator>

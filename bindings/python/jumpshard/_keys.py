@@ -76,12 +76,42 @@ def _as_arrow(array: object) -> Union[pa.Array, pa.ChunkedArray]:
             raise ValueError(
                 f"keys must be 1-D, got {array.ndim} dimension(s) (shape {array.shape})"
             )
-        return pa.array(array)
+        return _numpy(array)
+    pandas = type(array).__module__.startswith("pandas")
+    if pandas and isinstance(getattr(array, "dtype", None), np.dtype):
+        # numpy-backed: its numpy array, as numpy arrays are read.
+        return _numpy(array.to_numpy())
     if hasattr(array, "__arrow_c_stream__"):
         return pa.chunked_array(array)
-    if hasattr(array, "__arrow_c_array__") or type(array).__module__.startswith("pandas"):
+    if hasattr(array, "__arrow_c_array__") or pandas:
         return pa.array(array)
     raise TypeError(f"keys must be {ACCEPTED}, not {type(array).__name__}")
+
+
+def _numpy(array: np.ndarray) -> pa.Array:
+    """A 1-D numpy array as Arrow: in place when Arrow can view it."""
+    if array.dtype == object:
+        # Python objects: ints are keys' values, as in a list (a negative
+        # int or one past 2**64-1 is refused, not read as 64 bits), None a
+        # null (and pandas' NaN); strings and bytes stay what Arrow makes of
+        # them.
+        values = [None if isinstance(v, float) and v != v else v for v in array.tolist()]
+        if any(isinstance(v, (int, np.integer)) for v in values):
+            for i, value in enumerate(values):
+                if value is not None and (
+                    isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
+                ):
+                    raise TypeError(f"keys[{i}] must be an int, not {type(value).__name__}")
+                if value is not None and not 0 <= value <= _MAX:
+                    raise ValueError(
+                        f"keys[{i}] is {value}: integer keys must be from 0 to 2**64-1"
+                    )
+            return pa.array(values, pa.uint64())
+        return pa.array(array, from_pandas=True)
+    if not array.dtype.isnative:
+        # Arrow reads only native byte order: one converting copy.
+        array = array.astype(array.dtype.newbyteorder("="))
+    return pa.array(array)
 
 
 def _combined(array: Union[pa.Array, pa.ChunkedArray]) -> pa.Array:
@@ -105,6 +135,11 @@ def _row(offset: int, rows: Optional[np.ndarray], i: int) -> int:
 def _decimal_bits(
     array: pa.Array, column: str, where: str, offset: int, rows: Optional[np.ndarray]
 ) -> np.ndarray:
+    if array.type.bit_width < 128:
+        # decimal32 and decimal64 (pyarrow 18 on; how pyarrow 26 reads small
+        # Parquet decimals): every value fits a decimal128 of the same scale,
+        # whose checks and casts below Arrow has.
+        array = array.cast(pa.decimal128(38, array.type.scale))
     if pa.types.is_decimal128(array.type) and array.type.scale == 0 and sys.byteorder == "little":
         # A decimal128 is a 128-bit two's complement integer; a whole number
         # from 0 to 2**64-1 is one whose high 64 bits are zero, and its low

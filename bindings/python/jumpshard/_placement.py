@@ -9,6 +9,7 @@ extension.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from typing import Any, List, Optional, Union
 
@@ -28,6 +29,10 @@ class Placement:
     that state differently (another version, a different table file) would
     place keys differently, so every worker recomputes the digest from the
     object it holds and refuses to run on a mismatch.
+
+    A ``Memento`` is copied: a lazy plan places keys with the cluster as it
+    was when the plan was made, whatever the caller removes or restores
+    before it runs.
     """
 
     def __init__(self, cluster: Cluster, role: str = "cluster"):
@@ -43,6 +48,8 @@ class Placement:
             if not 1 <= cluster <= 2**31 - 1:
                 name = f"{role}_buckets" if role in ("from", "to") else "the bucket count"
                 raise ValueError(f"{name} must be between 1 and {2**31 - 1}, got {cluster}")
+        if isinstance(cluster, jumpshard.Memento):
+            cluster = copy.copy(cluster)
         self.cluster = cluster
         self.role = role
         self.version = jumpshard.__version__
@@ -70,8 +77,8 @@ class Placement:
         digest = self._state_digest()
         if digest != self.digest:
             raise RuntimeError(
-                f"{self.role}: this worker's node table (digest {digest}) differs from the "
-                f"client's ({self.digest}); every worker must place keys with the same table"
+                f"{self.role}: this process's cluster (digest {digest}) differs from the "
+                f"client's ({self.digest}); every worker must place keys with the same cluster"
             )
 
     @property

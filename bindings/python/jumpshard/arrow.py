@@ -122,6 +122,15 @@ def moves_schema(
         fields.append(pa.field("from_node", pa.string()))
     if after.nodes is not None:
         fields.append(pa.field("to_node", pa.string()))
+    own = {f.name for f in fields}
+    for field in others:
+        if field.name in own:
+            # Two columns of one name: Arrow would keep both, and readers
+            # (pandas, Spark, Ray) would take the wrong one or fail later.
+            raise ValueError(
+                f"column {field.name!r} of the input has the name of a column of the moves "
+                f"({', '.join(f.name for f in fields)}): rename it to keep it (keep_columns=True)"
+            )
     return pa.schema(fields + list(others))
 
 

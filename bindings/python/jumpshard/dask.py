@@ -119,7 +119,9 @@ def moves(
     pyarrow dtypes: ``key``, ``from`` and ``to`` (and ``from_node``,
     ``to_node`` for node tables), followed by ``df``'s other columns when
     ``keep_columns`` is true. Lazy, through ``map_partitions`` with
-    ``meta``, no shuffle."""
+    ``meta``, no shuffle. Each partition's moves are numbered from 0, so
+    the result's divisions are unknown (``df``'s index does not carry
+    over: keep it as a column with ``reset_index`` and ``keep_columns``)."""
     before, after = ja.placement(from_buckets, "from"), ja.placement(to_buckets, "to")
     if column not in df.columns:
         raise KeyError(f"no column {column!r}; the columns are {', '.join(map(str, df.columns))}")
@@ -128,7 +130,12 @@ def moves(
     # The empty partition gives the meta, and refuses bad types and options now.
     meta = _Moves(before, after, column, others, options)(df._meta)
     return df.map_partitions(
-        _Moves(before, after, column, others, options), meta=meta, enforce_metadata=False
+        _Moves(before, after, column, others, options),
+        meta=meta,
+        enforce_metadata=False,
+        # The moves have an index of their own: `df`'s divisions would
+        # send `loc` and joins to the wrong partitions.
+        clear_divisions=True,
     )
 
 

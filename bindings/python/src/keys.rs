@@ -5,7 +5,7 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyModule, PyTuple};
 use pyo3::{intern, PyTypeInfo};
 
 use crate::arrow::{self, Layout};
@@ -127,9 +127,19 @@ impl<'py> Keys<'py> {
     fn numpy(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
         let py = obj.py();
         let numpy = py.import(intern!(py, "numpy"))?;
+        masked(&numpy, obj)?;
         let array = numpy.call_method1(intern!(py, "asarray"), (obj,))?;
         let view = ArrayView::of(&array, "keys")?;
         let dtype = array.getattr(intern!(py, "dtype"))?;
+        if let Some(code) = ["u8", "i8"]
+            .into_iter()
+            .find(|&c| view.typestr == swapped(c))
+        {
+            // The other byte order (`>u8` here): one converting copy.
+            let copy =
+                numpy.call_method1(intern!(py, "ascontiguousarray"), (&array, native(code)))?;
+            return self.numpy(&copy);
+        }
         if !matches!(view.typestr.as_str(), s if s == native("u8") || s == native("i8")) {
             return Err(PyTypeError::new_err(format!(
                 "keys must be 64-bit integers (uint64 or int64), got dtype {dtype}"
@@ -198,6 +208,38 @@ pub fn native(code: &str) -> String {
         '>'
     };
     format!("{order}{code}")
+}
+
+/// The typestr of a numpy type in the other byte order (`u8` -> `>u8` here).
+fn swapped(code: &str) -> String {
+    let order = if cfg!(target_endian = "little") {
+        '>'
+    } else {
+        '<'
+    };
+    format!("{order}{code}")
+}
+
+/// Refuses a numpy masked array with a masked key: `numpy.asarray` would
+/// hand over whatever its data holds there, and the key has no value.
+fn masked(numpy: &Bound<'_, PyModule>, obj: &Bound<'_, PyAny>) -> PyResult<()> {
+    let py = obj.py();
+    let ma = numpy.getattr(intern!(py, "ma"))?;
+    if !obj.is_instance(&ma.getattr(intern!(py, "MaskedArray"))?)? {
+        return Ok(());
+    }
+    let mask = ma.call_method1(intern!(py, "getmaskarray"), (obj,))?;
+    if !mask.call_method0(intern!(py, "any"))?.is_truthy()? {
+        return Ok(());
+    }
+    let row: usize = mask
+        .call_method0(intern!(py, "argmax"))?
+        .extract()
+        .unwrap_or(0);
+    Err(PyValueError::new_err(format!(
+        "keys[{row}] is masked: a masked key has no value to place; fill or compress the \
+         masked array first"
+    )))
 }
 
 /// What numpy's `__array_interface__` says about a 1-D array.

@@ -170,7 +170,11 @@ impl NodeTable {
             self.inner.len(),
             self.inner.removals(),
             // Python's spelling of the boolean.
-            if self.inner.weights().is_some() { "True" } else { "False" }
+            if self.inner.weights().is_some() {
+                "True"
+            } else {
+                "False"
+            }
         )
     }
 }

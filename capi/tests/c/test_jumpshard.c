@@ -27,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "jumpshard.h"
 
@@ -164,6 +166,7 @@ int main(int argc, char **argv) {
     run("status_messages", test_status_messages);
     run("version", test_version);
     run("threads", test_threads);
+    run("parallel_after_fork", test_parallel_after_fork);
     run("plan", test_plan);
     run("bad_plan_arguments", test_bad_plan_arguments);
     run("seeded_golden", test_seeded_golden);

@@ -241,10 +241,11 @@ impl Weights {
             out.fill(only);
             return Ok(());
         }
-        // Every node positive, of one slot, and no coin: each `f_i` is 1,
-        // so attempt 0 accepts Figure 1's bucket.
+        // Every node of one slot that accepts every key: attempt 0 is
+        // Figure 1's bucket. (Not "positive and no coin": a positive weight
+        // far below the unit has `f_i` 0, and refuses.)
         let n = self.n.get();
-        if self.axis.len == n && self.axis.positive.len() == n as usize && !self.axis.tossing {
+        if self.axis.plain {
             kernel.run(keys, n, out);
         } else if keys.len() < SHORT {
             kernel.run(keys, self.axis.len, out);

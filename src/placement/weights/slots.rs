@@ -18,13 +18,18 @@ pub(super) struct Axis {
     /// Each node's slot count `m_i` (1 for a node of weight 0).
     pub(super) slots: Vec<u32>,
     /// Each node's first slot's acceptance `f_i = w_i / U - (m_i - 1)`,
-    /// in `(0, 1]` (0 for weight 0); its extra slots accept every key.
+    /// in `(0, 1]` (0 for weight 0, and for a positive weight so far below
+    /// the unit that `w_i / U` rounds to 0); its extra slots accept every
+    /// key.
     pub(super) accept: Vec<f64>,
     /// Each node's acceptance as a bound on the coin's top 53 bits (see
     /// [`threshold_of`]), which the batches compare as integers.
     pub(super) threshold: Vec<u64>,
     /// Whether some first slot accepts by a coin (`0 < f_i < 1`).
     pub(super) tossing: bool,
+    /// Whether every slot accepts every key (`M = n`, every `f_i = 1`):
+    /// attempt 0 is then Figure 1's bucket.
+    pub(super) plain: bool,
     /// The nodes of positive weight, ascending.
     pub(super) positive: Vec<u32>,
     /// The owners of the extra slots `n..M`.
@@ -84,6 +89,7 @@ impl Axis {
             .filter(|&i| weights[i as usize] > 0.0)
             .collect();
         let extra: u64 = slots.iter().map(|&m| u64::from(m) - 1).sum();
+        let plain = extra == 0 && accept.iter().all(|&f| f >= 1.0);
         let heavy = (0..weights.len() as u32).filter(|&i| slots[i as usize] > 1);
         let extras = if extra <= OWNER_TABLE_MAX {
             let mut owner = Vec::with_capacity(extra as usize);
@@ -106,6 +112,7 @@ impl Axis {
             accept,
             threshold,
             tossing,
+            plain,
             positive,
             extras,
             len: (n + extra) as u32,

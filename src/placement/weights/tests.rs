@@ -238,6 +238,11 @@ fn batches_on_every_kernel_are_one_key_at_a_time() {
         sparse,
         vec![1e-300, 1.0, 0.0],
         vec![1.0, 1.0, 0.0, 1.5e6, 3.0, 1e6],
+        // Positive weights whose quotient by the unit rounds to 0: every
+        // node of one slot, but not every slot accepting.
+        vec![1e-200, 1e200],
+        vec![5e-324, 1e308],
+        vec![1e200, 1e-200, 1e200],
     ];
     for weights in &mixes {
         let w = Weights::new(weights).unwrap();

@@ -1,0 +1,124 @@
+"""Key columns and frames at their edges, through the core calls and the
+engines alike: masked, byte-swapped and object arrays, small decimals,
+output columns that clash, a lazy plan's placement, Dask's index."""
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+import jumpshard
+import jumpshard.arrow as ja
+
+KEYS = np.array([5, 7, 99, 2**63, 2**64 - 1, 12345678901234567890], np.uint64)
+
+
+def test_masked_keys_are_refused_by_every_core_call():
+    masked = np.ma.masked_array(KEYS, mask=[0, 0, 1, 0, 0, 0])
+    for call in (
+        lambda: jumpshard.batch(masked, 12),
+        lambda: jumpshard.plan(masked, 10, 12),
+        lambda: jumpshard.replicas(masked, 12, 3),
+        lambda: jumpshard.Memento(12).batch(masked),
+    ):
+        with pytest.raises(ValueError, match=r"keys\[2\] is masked"):
+            call()
+    with pytest.raises(ValueError, match="null"):
+        ja.buckets(masked, 12)
+    unmasked = np.ma.masked_array(KEYS, mask=False)
+    np.testing.assert_array_equal(jumpshard.batch(unmasked, 12), jumpshard.batch(KEYS, 12))
+
+
+def test_byte_swapped_keys_are_their_values():
+    want = jumpshard.batch(KEYS, 1000)
+    for dtype in (">u8", ">i8"):
+        swapped = KEYS.astype(">u8").view(dtype)
+        np.testing.assert_array_equal(jumpshard.batch(swapped, 1000), want)
+        assert ja.buckets(swapped, 1000).to_pylist() == want.tolist()
+        assert ja.buckets(pd.Series(swapped), 1000).to_pylist() == want.tolist()
+    assert jumpshard.plan(KEYS.astype(">u8"), 10, 12).positions.tolist() == (
+        jumpshard.plan(KEYS, 10, 12).positions.tolist()
+    )
+
+
+def test_object_ints_are_values_as_in_a_list():
+    objects = np.array([int(k) for k in KEYS], dtype=object)
+    want = jumpshard.batch(KEYS, 1000).tolist()
+    assert ja.buckets(objects, 1000).to_pylist() == want
+    assert ja.buckets(pd.Series(objects), 1000).to_pylist() == want
+    with_none = pd.Series([5, None, 7, float("nan")], dtype=object)
+    assert ja.buckets(with_none, 1000, nulls="keep").to_pylist() == [
+        jumpshard.bucket(5, 1000),
+        None,
+        jumpshard.bucket(7, 1000),
+        None,
+    ]
+    for bad in ([1, -2, 3], [1, 2**64]):
+        for column in (np.array(bad, dtype=object), pd.Series(bad, dtype=object)):
+            with pytest.raises(ValueError, match=r"keys\[1\] is .*0 to 2\*\*64-1"):
+                ja.buckets(column, 12)
+    with pytest.raises(TypeError, match=r"keys\[1\] must be an int"):
+        ja.buckets(np.array([1, "a"], dtype=object), 12)
+    strings = np.array(["a", "b"], dtype=object)
+    assert ja.buckets(strings, 12).to_pylist() == ja.buckets(pa.array(["a", "b"]), 12).to_pylist()
+
+
+@pytest.mark.parametrize("make", ["decimal32", "decimal64"])
+def test_small_decimals_are_keys(make):
+    if not hasattr(pa, make):
+        pytest.skip(f"pyarrow {pa.__version__} has no {make}")
+    small = pa.array([5, 1000, 0], getattr(pa, make)(9, 0))
+    want = jumpshard.batch(np.array([5, 1000, 0], np.uint64), 12).tolist()
+    assert ja.buckets(small, 12).to_pylist() == want
+    moves = ja.moves(pa.table({"key": small}), 10, 12)
+    assert moves.column("from").to_pylist() == [
+        jumpshard.bucket(int(k), 10) for k in moves.column("key").to_pylist()
+    ]
+    with pytest.raises(ValueError, match="-5 is negative"):
+        ja.buckets(pa.array([5, -5], getattr(pa, make)(9, 0)), 12)
+
+
+@pytest.mark.parametrize("name", ["key", "from", "to", "from_node", "to_node"])
+def test_a_kept_column_named_as_an_output_column_is_refused(name):
+    table = pa.table({"id": pa.array([5, 7], pa.uint64()), name: ["a", "b"]})
+    tables = jumpshard.NodeTable("a\nb\nc\n"), jumpshard.NodeTable("a\nb\nc\nd\n")
+    with pytest.raises(ValueError, match=f"column '{name}' of the input"):
+        ja.moves(table, *tables, column="id", keep_columns=True)
+    assert ja.moves(table, 3, 4, column="id").column_names == ["key", "from", "to"]
+
+
+def test_a_lazy_plan_keeps_the_memento_it_was_given():
+    pl = pytest.importorskip("polars")
+    import jumpshard.polars as jp
+
+    keys = np.arange(2000, dtype=np.uint64)
+    m = jumpshard.Memento(10)
+    lazy = jp.moves(pl.DataFrame({"key": keys}), 10, m)
+    want = ja.moves(pa.table({"key": keys}), 10, jumpshard.Memento(10))
+    m.remove(3)
+    got = lazy.collect().to_arrow()
+    assert got.column("key").to_pylist() == want.column("key").to_pylist()
+
+
+def test_dask_moves_have_no_divisions_of_the_input():
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+    import jumpshard.dask as jd
+
+    frame = pd.DataFrame(
+        {"key": np.arange(1000, dtype=np.uint64), "v": np.arange(1000)},
+        index=pd.RangeIndex(5000, 6000, name="rid"),
+    )
+    with dask.config.set(scheduler="synchronous"):
+        moves = jd.moves(dd.from_pandas(frame, npartitions=4), 10, 12, keep_columns=True)
+        assert not moves.known_divisions
+        got = moves.compute()
+    want = ja.moves(pa.table({"key": frame["key"]}), 10, 12)
+    assert got["key"].tolist() == want.column("key").to_pylist()
+    with pytest.raises(ValueError, match="column 'to' of the input"):
+        jd.moves(
+            dd.from_pandas(frame.rename(columns={"v": "to"}), npartitions=2),
+            10,
+            12,
+            keep_columns=True,
+        )
