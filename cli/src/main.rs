@@ -139,7 +139,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("jumpshard: {message}");
+            out::stderr::say(&message);
             ExitCode::FAILURE
         }
     }
@@ -167,7 +167,7 @@ fn shown_by_clap(e: &clap::Error) -> ExitCode {
     match written {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("jumpshard: {e}");
+            out::stderr::say(&e);
             ExitCode::from(1)
         }
     }

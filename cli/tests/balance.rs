@@ -187,6 +187,8 @@ fn bad_inputs_are_refused_and_nothing_is_written() {
     let negative = write("neg.csv", "user,qps\n1,2\n2,-1\n");
     let nan = write("nan.csv", "user,qps\n1,NaN\n");
     let dup = write("dup.csv", "user,qps\n1,2\n7,1\n1,3\n");
+    // Each weight finite, their sum not.
+    let huge = write("huge.csv", "user,qps\n1,1e308\n2,1e308\n");
     let out = d.path().join("out.txt");
     let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
         (
@@ -212,6 +214,10 @@ fn bad_inputs_are_refused_and_nothing_is_written() {
         (
             vec![path_str(&dup), "--factor", "2"],
             vec!["line 4: key 1 is also on line 2"],
+        ),
+        (
+            vec![path_str(&huge), "--factor", "2"],
+            vec!["huge.csv: the weights add up past the largest number"],
         ),
         (
             vec![path_str(&good), "--factor", "2", "--weight-column", "rps"],

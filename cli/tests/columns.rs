@@ -118,7 +118,7 @@ fn bad_csv_is_named_by_line() {
         ),
         (
             vec![file, "--key-format", "csv", "--column", "5"],
-            &["line 2", "no column 5"],
+            &["no column \"5\" in the header line", "id, key"],
         ),
         (
             vec![
@@ -360,6 +360,37 @@ fn csv_header_ambiguities() {
     ]);
     assert_fails(&o, &["field in the key column 0 is 0"]);
     assert_eq!(ok(&[path_str(&fine), "--column", "k"]), buckets(&[1]));
+    // Digits past the header line's width are a name (a year), and one
+    // that names no column is refused, not read from longer records.
+    let years = write(
+        "years.csv",
+        "2024,x
+5,a
+6,b
+",
+    );
+    assert_eq!(
+        ok(&[path_str(&years), "--column", "2024"]),
+        buckets(&[5, 6])
+    );
+    let narrow = write(
+        "narrow.csv",
+        "id
+5,6
+",
+    );
+    let o = run(&[
+        "assign",
+        "--buckets",
+        "10",
+        path_str(&narrow),
+        "--column",
+        "1",
+    ]);
+    assert_fails(
+        &o,
+        &["no column \"1\" in the header line", "its columns: id"],
+    );
 }
 
 #[test]

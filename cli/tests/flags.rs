@@ -366,10 +366,13 @@ fn options_that_do_not_apply_are_refused() {
     let nodes = table(d.path(), "nodes", "a\nb\nc\n");
     let keys = d.path().join("keys.txt");
     std::fs::write(&keys, "1\n2\n").unwrap();
-    let (nodes, keys) = (path_str(&nodes), path_str(&keys));
+    // Binary keys, told u64le by their contents.
+    let binary = d.path().join("keys.bin");
+    std::fs::write(&binary, [7u8, 0, 0, 0, 0, 0, 0, 0]).unwrap();
+    let (nodes, keys, binary) = (path_str(&nodes), path_str(&keys), path_str(&binary));
     let generate = ["--generate", "10"];
     let decimal = ["assign", "--buckets", "3", keys, "--key-format", "decimal"];
-    let cases: [(Vec<&str>, &[&str]); 9] = [
+    let cases: [(Vec<&str>, &[&str]); 10] = [
         (
             vec!["reshard", "--from", "3", "--to", "2", "--to-nodes", nodes],
             &["--to-nodes"],
@@ -408,14 +411,22 @@ fn options_that_do_not_apply_are_refused() {
             &["--max-line-bytes", "--generate"],
         ),
         (vec!["bench", "--sizes", "--from", "5"], &["--from"]),
+        (
+            vec!["assign", "--buckets", "3", binary, "--max-line-bytes", "9"],
+            &["--max-line-bytes", "keys.bin is read as u64le"],
+        ),
     ];
     for (mut args, words) in cases {
-        if args[0] != "bench" && !args.contains(&keys) {
+        if args[0] != "bench" && !args.contains(&keys) && !args.contains(&binary) {
             args.extend(generate);
         }
         let o = run_command(command().current_dir(d.path()).args(&args), b"");
         assert_fails(&o, words);
         assert!(o.stdout.is_empty(), "{args:?}: {}", stdout(&o));
-        assert_eq!(listing(d.path()), ["keys.txt", "nodes"], "{args:?}");
+        assert_eq!(
+            listing(d.path()),
+            ["keys.bin", "keys.txt", "nodes"],
+            "{args:?}"
+        );
     }
 }

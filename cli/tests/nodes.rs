@@ -60,6 +60,49 @@ fn check_reshard(old_text: &str, new_text: &str, keys: &[u64], extra: &[&str]) {
     }
 }
 
+/// The summary's fields say what the tables are, whatever `--replicas`
+/// makes the change evaluate, and name each field once.
+#[test]
+fn summaries_describe_the_tables() {
+    let d = dir();
+    let old = table(d.path(), "old.txt", "a\nb\nc\n");
+    let new = table(d.path(), "new.txt", "a\nb\nc\nd\n");
+    let drained = table(d.path(), "drained.txt", "a\nb weight=0\nc\nd\n");
+    let input = u64le_file(d.path(), "keys.bin", &keys(8, 1000));
+    for (to, replicas, append, weights) in [
+        (&new, "1", true, false),
+        (&new, "2", true, false),
+        (&drained, "1", false, true),
+    ] {
+        let mut args = vec![
+            "reshard",
+            "--nodes",
+            path_str(&old),
+            "--to-nodes",
+            path_str(to),
+            path_str(&input),
+            "--output",
+            "/dev/null",
+            "--json",
+        ];
+        if replicas != "1" {
+            args.extend(["--replicas", replicas]);
+        }
+        let o = run(&args);
+        assert_ok(&o);
+        assert_eq!(
+            stdout(&o).matches("\"replicas\":").count(),
+            1,
+            "{}",
+            stdout(&o)
+        );
+        let s = json(&o);
+        assert_eq!(s["replicas"], replicas.parse::<u64>().unwrap());
+        assert_eq!(s["append_or_truncate"], append, "{replicas}");
+        assert_eq!(s["removals_or_weights"], weights, "{replicas}");
+    }
+}
+
 #[test]
 fn move_lists_name_nodes() {
     let keys = keys(1, 50_000);

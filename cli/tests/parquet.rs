@@ -342,6 +342,9 @@ fn bad_parquet_inputs() {
         ],
         2,
     );
+    // Two columns of one name, which Parquet allows.
+    let twice = d.path().join("twice.parquet");
+    write(&twice, vec![("k", u64s(&[1, 2])), ("k", u64s(&[3, 4]))], 2);
     let not = d.path().join("not.parquet");
     std::fs::write(&not, "hello").unwrap();
     let empty = d.path().join("empty");
@@ -350,7 +353,7 @@ fn bad_parquet_inputs() {
     std::fs::write(&out, "precious").unwrap();
     let before = listing(d.path());
     let f = path_str(&file);
-    let cases: [(Vec<&str>, &[&str]); 7] = [
+    let cases: [(Vec<&str>, &[&str]); 8] = [
         (
             vec![f, "--column", "nope"],
             &["no column \"nope\"", "k, small, holes, late_hole"],
@@ -373,6 +376,10 @@ fn bad_parquet_inputs() {
             &["without any .parquet file", "partition subdirectories"],
         ),
         (vec!["--column", "k"], &["not standard input"]),
+        (
+            vec![path_str(&twice), "--column", "k"],
+            &["twice.parquet", "columns 0, 1 are all named \"k\""],
+        ),
     ];
     for (args, words) in cases {
         let mut all = vec![

@@ -183,3 +183,99 @@ fn standard_output_on_dev_null_read_write_is_fine() {
         let _ = std::fs::remove_file(&out);
     }
 }
+
+/// `--output /dev/stdout` after `>> file` writes through standard output:
+/// appended, where replacing the file (as another output path would be)
+/// lost what it held, and the summary goes to standard error.
+#[test]
+fn dev_stdout_on_a_file_appends_to_it() {
+    let d = dir();
+    let path = u64le_file(d.path(), "keys.u64", &keys(3, 5));
+    let log = d.path().join("log.txt");
+    std::fs::write(&log, "precious\n").unwrap();
+    let append = OpenOptions::new().append(true).open(&log).unwrap();
+    let o = command()
+        .args(["assign", "--buckets", "10", path_str(&path)])
+        .args(["--output", "/dev/stdout", "--output-format", "text"])
+        .stdout(append)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let n = jumpshard::BucketCount::new(10).unwrap();
+    let want: String = keys(3, 5)
+        .iter()
+        .map(|&k| format!("{}\n", jumpshard::bucket(k, n)))
+        .collect();
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        format!("precious\n{want}")
+    );
+    assert!(stderr(&o).contains("assigned 5 keys"), "{}", stderr(&o));
+}
+
+/// Standard output that is the input file (`1<> keys.u64`, or a shell's
+/// `> keys.u64`, which empties it first) is refused, as `cat` refuses it:
+/// the results would overwrite keys not read yet.
+#[test]
+fn standard_output_on_the_input_is_refused() {
+    let d = dir();
+    let keys = u64le_file(d.path(), "keys.u64", &keys(4, 1000));
+    let before = std::fs::read(&keys).unwrap();
+    for output in [&[][..], &["--output", "-"]] {
+        let same = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&keys)
+            .unwrap();
+        let o = command()
+            .args(["assign", "--buckets", "10", path_str(&keys)])
+            .args(output)
+            .stdout(same)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{output:?}");
+        assert!(
+            stderr(&o).contains("standard output (--output) is the input file"),
+            "{}",
+            stderr(&o)
+        );
+        assert_eq!(std::fs::read(&keys).unwrap(), before);
+    }
+}
+
+/// A standard error that cannot take the message (`2> /dev/full`) loses
+/// the message, not the exit status: no panic, no status 101.
+#[test]
+fn a_full_standard_error_keeps_the_status() {
+    let d = dir();
+    let keys = u64le_file(d.path(), "keys.u64", &keys(5, 100));
+    let missing = d.path().join("missing");
+    for (args, status) in [
+        (vec!["assign", "--buckets", "10", path_str(&missing)], 1),
+        (
+            vec![
+                "reshard",
+                "--from",
+                "10",
+                "--to",
+                "12",
+                path_str(&keys),
+                "--output",
+                "-",
+            ],
+            1,
+        ),
+        (vec!["bucket", "1", "0"], 2),
+    ] {
+        let full = OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let o = command()
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(full)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(status), "{args:?}");
+    }
+}

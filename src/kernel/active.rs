@@ -10,6 +10,7 @@
 //! sets that kernel's [`Division`] strategy the same way: one the kernel
 //! lacks is reported and the table's choice kept.
 
+use std::io::Write as _;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::OnceLock;
 
@@ -53,7 +54,10 @@ pub fn kernel_selection() -> &'static KernelSelection {
         let var = |name| std::env::var(name).ok().filter(|v: &String| !v.is_empty());
         let selection = select(Kernel::detect(), var(KERNEL_ENV), var(DIVISION_ENV));
         if let (Some(requested), Some(why)) = (&selection.requested, &selection.refused) {
-            eprintln!(
+            // Not `eprintln!`, which panics when standard error cannot take
+            // the message (`2> /dev/full`): a warning is not worth that.
+            let _ = writeln!(
+                std::io::stderr(),
                 "jumpshard: {KERNEL_ENV}={requested} refused ({why}); using {}",
                 selection.kernel
             );
@@ -61,7 +65,8 @@ pub fn kernel_selection() -> &'static KernelSelection {
         if let (Some(requested), Some(why)) =
             (&selection.division_requested, &selection.division_refused)
         {
-            eprintln!(
+            let _ = writeln!(
+                std::io::stderr(),
                 "jumpshard: {DIVISION_ENV}={requested} refused ({why}); using {}",
                 selection.kernel.division()
             );

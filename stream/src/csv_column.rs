@@ -8,13 +8,14 @@
 //! column picked by a guess:
 //!
 //! - Without a header line, it is an INDEX, counting from 0.
-//! - With one, digits are an INDEX and anything else a NAME, which must
-//!   name exactly one column of the header line (two columns of that name
-//!   is an error naming both indexes).
+//! - With one, digits below the header line's width are an INDEX and
+//!   anything else a NAME (a year, `2024`, is a name), which must name
+//!   exactly one column of the header line (two columns of that name is an
+//!   error naming both indexes, none an error listing the columns).
 //! - An INDEX that another column of the header line has as its name is
 //!   an error (which of the two was meant cannot be told).
-//! - With a header line, the chosen column's header field must not be
-//!   digits: that is a key, and the file most likely has no header line
+//! - With a header line, a column chosen by INDEX must not have digits for
+//!   its header field: that is a key, and the file most likely has no header line
 //!   (its first key would be dropped as one), so the error says
 //!   `--no-header`.
 //!
@@ -77,7 +78,9 @@ pub(crate) fn in_header(headers: &[Vec<u8>], column: &str, name: &str) -> Result
         .collect();
     let text = |i: usize| String::from_utf8_lossy(&headers[i]).into_owned();
     let index = match column.parse::<usize>() {
-        Ok(index) => {
+        // An index the header line has; past it, digits can only be a name
+        // (`2024`), and a name picks its field whatever that field holds.
+        Ok(index) if index < headers.len() => {
             if let Some(&other) = named.iter().find(|&&i| i != index) {
                 return Err(Error::AmbiguousColumn {
                     name: name.to_owned(),
@@ -92,8 +95,8 @@ pub(crate) fn in_header(headers: &[Vec<u8>], column: &str, name: &str) -> Result
             }
             index
         }
-        Err(_) => match named[..] {
-            [index] => index,
+        _ => match named[..] {
+            [index] => return Ok(index),
             [] => {
                 return Err(Error::NoSuchColumn {
                     columns: (0..headers.len().min(20)).map(text).collect(),

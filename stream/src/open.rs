@@ -55,7 +55,9 @@ pub struct KeyOptions {
     /// The seed of the generated keys.
     pub seed: u64,
     /// The longest byte-key line (its line end left out), and the longest
-    /// CSV record (its line end included), accepted, in bytes.
+    /// CSV record (its line end included), accepted, in bytes. Any value
+    /// but the default is refused for keys without lines (u64le, decimal,
+    /// Parquet, however their format was told).
     pub max_line_bytes: usize,
     /// The key column of a CSV (name or 0-based index) or Parquet input.
     pub column: Option<String>,
@@ -125,6 +127,17 @@ impl KeyOptions {
             return Err(Error::Option(
                 "--no-header: only with --key-format csv".into(),
             ));
+        }
+        // A bound other than the default was asked for; an auto-detected
+        // u64le or Parquet input (or decimal keys) has no lines to bound.
+        if self.max_line_bytes != DEFAULT_MAX_LINE_BYTES
+            && !matches!(format, KeyFormat::Bytes | KeyFormat::Csv)
+        {
+            return Err(Error::Option(format!(
+                "--max-line-bytes: only with --key-format bytes or csv (the longest line or \
+                 record); {name} is read as {}, which has no lines to bound",
+                format.name()
+            )));
         }
         match (format.is_columnar(), &self.column) {
             (true, None) => Err(Error::ColumnMissing {

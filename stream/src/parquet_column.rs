@@ -131,10 +131,7 @@ impl FileSource {
                 })
             }
         };
-        let schema = metadata.schema();
-        let Some((_, field)) = schema.column_with_name(column) else {
-            return Err(no_such_column(schema, name, column));
-        };
+        let (_, field) = column_of(metadata.schema(), &name, column)?;
         match field.data_type() {
             DataType::UInt64 | DataType::Int64 => {}
             other => {
@@ -229,11 +226,37 @@ impl KeyPieces for ParquetKeys {
     }
 }
 
-/// `f`'s result, or an error naming the input `name` if the Parquet stack
-/// panics on it: a corrupt file is an error like any other, never the end
-/// of the process.
+/// The index and field of the column `column` of the file `name`: refused
+/// when the file has no column of that name, or several (Parquet allows
+/// it; which of them holds the keys cannot be told).
+pub(crate) fn column_of<'a>(
+    schema: &'a arrow_schema::Schema,
+    name: &str,
+    column: &str,
+) -> Result<(usize, &'a arrow_schema::Field), Error> {
+    let mut named = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.name() == column);
+    let Some((index, field)) = named.next() else {
+        return Err(no_such_column(schema, name.to_owned(), column));
+    };
+    if let Some((other, _)) = named.next() {
+        let more = if named.next().is_some() { ", ..." } else { "" };
+        return Err(Error::BadParquet {
+            name: name.to_owned(),
+            why: format!(
+                "its columns {index}, {other}{more} are all named {column:?}: which one holds \
+                 the keys cannot be told"
+            ),
+        });
+    }
+    Ok((index, field.as_ref()))
+}
+
 /// A column the file `name` lacks, naming the first columns it has.
-pub(crate) fn no_such_column(schema: &arrow_schema::Schema, name: String, column: &str) -> Error {
+fn no_such_column(schema: &arrow_schema::Schema, name: String, column: &str) -> Error {
     Error::NoSuchColumn {
         columns: schema
             .fields()
@@ -247,6 +270,9 @@ pub(crate) fn no_such_column(schema: &arrow_schema::Schema, name: String, column
     }
 }
 
+/// `f`'s result, or an error naming the input `name` if the Parquet stack
+/// panics on it: a corrupt file is an error like any other, never the end
+/// of the process.
 fn contained<T>(name: &str, f: impl FnOnce() -> T) -> Result<T, Error> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|panic| {
         let why = panic

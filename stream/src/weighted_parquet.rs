@@ -13,7 +13,7 @@ use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderB
 use parquet::arrow::ProjectionMask;
 
 use crate::error::Error;
-use crate::parquet_column::no_such_column;
+use crate::parquet_column::column_of;
 use crate::weighted_key::{checked, WeightColumns, WeightedKey};
 
 /// Every key and weight of the Parquet file at `path`.
@@ -31,12 +31,8 @@ pub(crate) fn read(path: &Path, columns: &WeightColumns<'_>) -> Result<Vec<Weigh
     let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)
         .map_err(|e| bad(format!("not a readable Parquet file: {e}")))?;
     let schema = builder.schema().clone();
-    let find = |column: &str| {
-        schema
-            .column_with_name(column)
-            .map(|(i, f)| (i, f.data_type().clone()))
-            .ok_or_else(|| no_such_column(&schema, name.clone(), column))
-    };
+    let find =
+        |column: &str| column_of(&schema, &name, column).map(|(i, f)| (i, f.data_type().clone()));
     let (key_at, key_type) = find(columns.key)?;
     let (weight_at, weight_type) = find(columns.weight)?;
     if !matches!(key_type, DataType::UInt64 | DataType::Int64) {

@@ -6,7 +6,7 @@
 //! set's members joined by `,`; or `binary`, one little-endian i32 per key
 //! and member (Figure 1's return type; the slot, with a table).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use jumpshard::{BucketCount, NodeTable};
@@ -21,7 +21,7 @@ use crate::node_tables;
 use crate::out::destination::{committed, Output};
 use crate::out::format_name::choose;
 use crate::out::progress;
-use crate::out::stdout::{ReportTo, Stdout};
+use crate::out::stdout::ReportTo;
 
 /// How the buckets are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -102,8 +102,9 @@ pub struct Args {
     /// other name. A name that says another format than this is refused.
     #[arg(long, value_enum)]
     output_format: Option<BucketFormat>,
-    /// Threads to read and compute on; 0 means one per core (at most
-    /// 4096).
+    /// Threads to read and compute on: 0 means one per core, and more
+    /// than the cores run as many as there are cores (the summary says how
+    /// many ran). At most 4096.
     #[arg(long, default_value_t = 0, allow_negative_numbers = true,
           value_parser = limits::threads)]
     threads: usize,
@@ -185,16 +186,11 @@ pub fn run(args: &Args) -> Result<(), String> {
     let target = Target::read(args)?;
     let k = args.replicas.unwrap_or(1);
     let input = args.input.open()?;
-    let mut sink = match &args.output {
-        Some(path) => {
-            let mut inputs = args.input.input_files();
-            if let Some(table) = &args.nodes {
-                inputs = inputs.with("--nodes", table);
-            }
-            Output::create(path, inputs)?
-        }
-        None => Output::Stdout(Stdout::open()?),
-    };
+    let mut inputs = args.input.input_files();
+    if let Some(table) = &args.nodes {
+        inputs = inputs.with("--nodes", table);
+    }
+    let mut sink = Output::create(args.output.as_deref().unwrap_or(Path::new("-")), inputs)?;
     // The summary's standard output, opened before any work so that a
     // closed one stops the command early.
     let report = ReportTo::open(sink.is_stdout())?;

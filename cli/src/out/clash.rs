@@ -15,7 +15,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::out::atomic::{follow_links, is_direct, may_access};
-use crate::out::stdout::is_stdout;
+use crate::out::stdout::{is_stdout, stdout_metadata};
 
 /// A file's identity: its device and inode, the same through every link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,6 +128,7 @@ pub fn check(outputs: &[(&str, Option<&Path>)], inputs: &InputFiles) -> Result<(
                 ));
             }
             on_stdout = Some((option, path));
+            stdout_over_input(option, inputs)?;
             continue;
         }
         let Some(place) = writable(option, path, inputs)? else {
@@ -143,6 +144,24 @@ pub fn check(outputs: &[(&str, Option<&Path>)], inputs: &InputFiles) -> Result<(
         places.push((option, path, place));
     }
     Ok(())
+}
+
+/// Refuses standard output that is one of `inputs` (`> keys.u64`, or
+/// `1<> keys.u64`), as `cat` does: the results would overwrite keys not
+/// read yet, or the shell's `>` already emptied the file, and the command
+/// would report no keys as a success.
+fn stdout_over_input(option: &str, inputs: &InputFiles) -> Result<(), String> {
+    let Some(meta) = stdout_metadata().filter(|meta| !is_direct(meta)) else {
+        return Ok(());
+    };
+    match inputs.find(FileId::of(&meta)) {
+        Some(input) => Err(format!(
+            "standard output ({option}) is {}: the results would overwrite it while it is \
+             read (a shell's > empties it first)",
+            input.what
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Checks the output `path` of `option` against `inputs` and that it can

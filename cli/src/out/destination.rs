@@ -62,10 +62,10 @@ impl Output {
     /// Starts writing to `path` (`-` for standard output), which must not
     /// be one of `inputs` (see `crate::out::clash`).
     pub fn create(path: &Path, inputs: InputFiles) -> Result<Output, String> {
+        clash::check(&[("--output", Some(path))], &inputs)?;
         if is_stdout(path) {
             return Stdout::open().map(Output::Stdout);
         }
-        clash::check(&[("--output", Some(path))], &inputs)?;
         AtomicFile::create(path).map(Output::Atomic)
     }
 

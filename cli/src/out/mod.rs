@@ -1,7 +1,7 @@
 //! Where results go: standard output checked for every error, output
 //! files written atomically in the format their names say (or directly to a FIFO or device), the signal
 //! dispositions that keep a stopped command from leaving temporary files,
-//! and the progress bar on standard error.
+//! messages and the progress bar on standard error.
 
 pub mod atomic;
 pub mod clash;
@@ -10,6 +10,7 @@ pub mod format_name;
 pub mod progress;
 pub mod signals;
 pub mod stale;
+pub mod stderr;
 pub mod stdout;
 pub mod temp_name;
 #[cfg(target_os = "linux")]

@@ -193,34 +193,44 @@ fn closed() -> bool {
     false
 }
 
-/// Whether the output `path` names standard output: `-`, or the pipe or
-/// terminal that standard output is (`/dev/stdout`, `/dev/fd/1`), so that
-/// the output is written there and a summary goes to standard error rather
-/// than into the data. A regular file or another device that standard
-/// output also is (`> /dev/null`) stays a file of its own.
+/// Whether the output `path` names standard output: `-`, or the file,
+/// pipe or terminal that standard output is (`/dev/stdout`, `/dev/fd/1`,
+/// or the file itself after `> file`), so that the output is written
+/// through it (appending after `>>`, where replacing the file would lose
+/// what it held) and a summary goes to standard error rather than into the
+/// data or into a file replaced. Another device that standard output also
+/// is (`> /dev/null`) stays an output of its own.
 pub fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-" || is_stdout_stream(path)
+}
+
+/// What standard output is, if it can be told.
+#[cfg(unix)]
+pub fn stdout_metadata() -> Option<std::fs::Metadata> {
+    use std::os::fd::AsFd;
+    // A duplicate of standard output's descriptor, for its identity.
+    let ours = io::stdout().as_fd().try_clone_to_owned().ok()?;
+    std::fs::File::from(ours).metadata().ok()
+}
+
+/// What standard output is, if it can be told.
+#[cfg(not(unix))]
+pub fn stdout_metadata() -> Option<std::fs::Metadata> {
+    None
 }
 
 #[cfg(unix)]
 fn is_stdout_stream(path: &Path) -> bool {
     use std::io::IsTerminal;
-    use std::os::fd::AsFd;
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let Ok(named) = std::fs::metadata(path) else {
         return false;
     };
     let kind = named.file_type();
-    if !(kind.is_fifo() || kind.is_char_device() && io::stdout().is_terminal()) {
+    if !(kind.is_file() || kind.is_fifo() || kind.is_char_device() && io::stdout().is_terminal()) {
         return false;
     }
-    // A duplicate of standard output's descriptor, for its identity.
-    let Ok(ours) = io::stdout().as_fd().try_clone_to_owned() else {
-        return false;
-    };
-    std::fs::File::from(ours)
-        .metadata()
-        .is_ok_and(|ours| (ours.dev(), ours.ino()) == (named.dev(), named.ino()))
+    stdout_metadata().is_some_and(|ours| (ours.dev(), ours.ino()) == (named.dev(), named.ino()))
 }
 
 #[cfg(not(unix))]

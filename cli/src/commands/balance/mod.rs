@@ -127,6 +127,15 @@ pub fn run(args: &Args) -> Result<(), String> {
     }
     let keys: Vec<u64> = read.iter().map(|k| k.key).collect();
     let weights: Vec<f64> = read.iter().map(|k| k.weight).collect();
+    // Each weight is finite; their sum must be too, or every share of it
+    // is 0 and any table looks balanced.
+    if !weights.iter().sum::<f64>().is_finite() {
+        return Err(format!(
+            "{name}: the weights add up past the largest number ({:e}): scale them down \
+             (only their ratios matter)",
+            f64::MAX
+        ));
+    }
     let mut slots = vec![0u32; keys.len()];
     plain
         .batch(&keys, &mut slots)

@@ -82,8 +82,9 @@ pub struct Args {
     /// this SVG file (`-`: standard output).
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
-    /// Threads to read and compute on; 0 means one per core (at most
-    /// 4096).
+    /// Threads to read and compute on: 0 means one per core, and more
+    /// than the cores run as many as there are cores (the summary says how
+    /// many ran). At most 4096.
     #[arg(long, default_value_t = 0, allow_negative_numbers = true,
           value_parser = crate::limits::threads)]
     threads: usize,

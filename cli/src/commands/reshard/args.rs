@@ -69,8 +69,9 @@ pub struct Args {
     /// than by value (always so for `--key-format bytes`).
     #[arg(long, requires = "output")]
     pub positions: bool,
-    /// Threads to read and compute on; 0 means one per core (at most
-    /// 4096).
+    /// Threads to read and compute on: 0 means one per core, and more
+    /// than the cores run as many as there are cores (the summary says how
+    /// many ran). At most 4096.
     #[arg(long, default_value_t = 0, allow_negative_numbers = true,
           value_parser = limits::threads)]
     pub threads: usize,

@@ -74,9 +74,11 @@ pub fn run(args: &Args, old_path: &Path, new_path: &Path) -> Result<(), String> 
         to_slots: new.len(),
         from_fingerprint: old.fingerprint().to_string(),
         to_fingerprint: new.fingerprint().to_string(),
-        append_or_truncate: change.is_append_or_truncate(),
-        removals_or_weights: change.evaluates_both(),
-        replicas: change.replicas(),
+        // The tables' relation, whatever --replicas makes the change
+        // evaluate.
+        append_or_truncate: TableChange::new(&old, &new).is_append_or_truncate(),
+        removals_or_weights: !old.is_plain() || !new.is_plain(),
+        both: change.evaluates_both(),
         change: summary,
         nodes: change.nodes(),
         seconds,
@@ -110,9 +112,12 @@ struct Report<'a> {
     append_or_truncate: bool,
     /// Whether either table has removals or weights.
     removals_or_weights: bool,
-    /// Members per key's set (1 without --replicas); with more, the counts
-    /// count replicas.
-    replicas: usize,
+    /// Whether each key is placed in both tables (removals, weights,
+    /// overrides or replica sets), for the text's headline.
+    #[serde(skip)]
+    both: bool,
+    /// With `replicas`, the members per key's set (1 without --replicas;
+    /// with more, the counts count replicas).
     #[serde(flatten)]
     change: ChangeSummary,
     /// Every node of either table; binary move lists name nodes by their
@@ -132,11 +137,12 @@ fn write_text(
     old: &NodeTable,
     new: &NodeTable,
 ) -> std::io::Result<()> {
-    let kind = if r.replicas > 1 {
+    let replicas = r.change.replicas;
+    let kind = if replicas > 1 {
         "replica sets: moves and loads count replicas"
-    } else if r.append_or_truncate {
+    } else if r.append_or_truncate && !r.both {
         "append or truncate"
-    } else if r.removals_or_weights {
+    } else if r.both {
         "removals or weights: each key placed in both tables"
     } else {
         "slots change hands"
@@ -148,8 +154,8 @@ fn write_text(
         old.nodes().len(),
         r.to_slots,
         new.nodes().len(),
-        if r.replicas > 1 {
-            format!(" (k = {})", r.replicas)
+        if replicas > 1 {
+            format!(" (k = {replicas})")
         } else {
             String::new()
         }

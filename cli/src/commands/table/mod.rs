@@ -183,7 +183,7 @@ fn fingerprint(files: &[PathBuf]) -> ExitCode {
         match text.and_then(|line| out.write_all(line.as_bytes())) {
             Ok(()) => {}
             Err(e) => {
-                eprintln!("jumpshard: {e}");
+                crate::out::stderr::say(&e);
                 failed = true;
             }
         }
@@ -197,6 +197,6 @@ fn fingerprint(files: &[PathBuf]) -> ExitCode {
 
 /// Reports `message` and returns `status`.
 fn fail(message: &str, status: u8) -> ExitCode {
-    eprintln!("jumpshard: {message}");
+    crate::out::stderr::say(message);
     ExitCode::from(status)
 }
