@@ -145,6 +145,7 @@ static bool use_kernel(const char *kernel) {
 }
 
 #include "batch_cases.inc"
+#include "fork_cases.inc"
 #include "plan_cases.inc"
 #include "placement_cases.inc"
 #include "memento_replica_cases.inc"
