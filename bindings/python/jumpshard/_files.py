@@ -84,7 +84,8 @@ def parquet_files(
     """(the fsspec filesystem, the Parquet files of ``src``): ``src`` itself
     when it is a file, else every file under it, recursively and sorted,
     but for hidden and ``_``-prefixed names (``_SUCCESS``, ``.crc``,
-    temporary directories)."""
+    temporary directories). A directory with none is a
+    ``FileNotFoundError``."""
     from fsspec.core import url_to_fs
 
     fs, root = url_to_fs(src, **(storage_options or {}))
@@ -97,6 +98,10 @@ def parquet_files(
         for path in fs.find(root)
         if not any(part.startswith((".", "_")) for part in posixpath.relpath(path, root).split("/"))
     ]
+    if not files:
+        # Every engine alike: an empty directory is more likely a wrong path
+        # than a dataset of no keys.
+        raise FileNotFoundError(f"{src}: no Parquet files")
     return fs, sorted(files)
 
 

@@ -81,10 +81,17 @@ def _as_arrow(array: object) -> Union[pa.Array, pa.ChunkedArray]:
     if pandas and isinstance(getattr(array, "dtype", None), np.dtype):
         # numpy-backed: its numpy array, as numpy arrays are read.
         return _numpy(array.to_numpy())
-    if hasattr(array, "__arrow_c_stream__"):
-        return pa.chunked_array(array)
-    if hasattr(array, "__arrow_c_array__") or pandas:
-        return pa.array(array)
+    try:
+        if hasattr(array, "__arrow_c_stream__"):
+            return pa.chunked_array(array)
+        if hasattr(array, "__arrow_c_array__") or pandas:
+            return pa.array(array)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
+        # A type Arrow does not know (Polars' Int128, say).
+        raise TypeError(
+            f"keys: Arrow cannot read this {type(array).__name__} ({error}); cast it to an "
+            "unsigned or signed 64-bit integer, a decimal or a string type first"
+        ) from None
     raise TypeError(f"keys must be {ACCEPTED}, not {type(array).__name__}")
 
 
@@ -202,7 +209,14 @@ def _bits(
     in the caller's data, when nulls were set aside)."""
     t = array.type
     if pa.types.is_dictionary(t):
-        array = array.dictionary_decode()
+        values = array.dictionary
+        # Arrow has no `take` of view types (Polars' categoricals): their
+        # large kin decode, and hash the same bytes.
+        if pa.types.is_string_view(values.type):
+            values = values.cast(pa.large_string())
+        elif pa.types.is_binary_view(values.type):
+            values = values.cast(pa.large_binary())
+        array = pa.DictionaryArray.from_arrays(array.indices, values).dictionary_decode()
         t = array.type
     is_bytes = any(
         check(t)

@@ -176,6 +176,9 @@ def moves(
     ``reshard --replicas``."""
     before, after = placement(before, "from"), placement(after, "to")
     data = _as_table(data)
+    if column not in data.schema.names and str(column) in data.schema.names:
+        # pandas' non-string names (0, 1, ...) become strings in Arrow.
+        column = str(column)
     if column not in data.schema.names:
         raise KeyError(
             f"no column {column!r}{_place(where)}; the columns are {', '.join(data.schema.names)}"

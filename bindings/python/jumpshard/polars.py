@@ -220,8 +220,6 @@ def reshard_parquet(
     _options(key_type, nulls)
     ja._choice("out_key", out_key, ja.OUT_KEYS)
     fs, files = ja.parquet_files(src)
-    if not files:
-        raise FileNotFoundError(f"{src}: no Parquet files")
     urls = [fs.unstrip_protocol(path) for path in files]
     out_fs, root = url_to_fs(out)
     # A failed sink returns while its writers still close their files (Polars

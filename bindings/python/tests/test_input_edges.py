@@ -122,3 +122,32 @@ def test_dask_moves_have_no_divisions_of_the_input():
             12,
             keep_columns=True,
         )
+
+
+def test_integer_column_names_of_pandas_frames():
+    frame = pd.DataFrame({0: KEYS, 1: np.arange(len(KEYS))})
+    want = ja.moves(pa.table({"key": KEYS}), 10, 12)
+    got = ja.moves(frame, 10, 12, column=0)
+    assert got.column("key").to_pylist() == want.column("key").to_pylist()
+
+
+def test_a_directory_without_parquet_files_is_refused_alike(tmp_path):
+    pytest.importorskip("dask.dataframe")
+    import jumpshard.dask as jd
+
+    (tmp_path / "none").mkdir()
+    with pytest.raises(FileNotFoundError, match="no Parquet files"):
+        jd.reshard_parquet(str(tmp_path / "none"), 10, 12, str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()
+
+
+def test_polars_types_arrow_lacks_or_cannot_take():
+    pl = pytest.importorskip("polars")
+    categorical = pl.Series(["a", "b", "a"], dtype=pl.Categorical)
+    assert (
+        ja.buckets(categorical, 12).to_pylist()
+        == ja.buckets(pa.array(["a", "b", "a"]), 12).to_pylist()
+    )
+    if hasattr(pl, "Int128"):
+        with pytest.raises(TypeError, match="Arrow cannot read this Series"):
+            ja.buckets(pl.Series([5], dtype=pl.Int128), 12)
