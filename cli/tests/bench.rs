@@ -3,7 +3,7 @@
 
 use crate::support;
 
-use support::stderr;
+use support::{dir, keys, path_str, stderr, u64le_file};
 
 /// The legend entries the charts must show: every kernel this CPU runs
 /// and the reference.
@@ -234,6 +234,28 @@ fn placement_refuses_the_other_modes() {
         let o = support::run(&args);
         assert_eq!(o.status.code(), Some(2), "{other:?}: {}", stderr(&o));
     }
+}
+
+/// `--reshard` times u64le files: another format's bytes are refused, not
+/// timed as keys, and `--all-divisions` means nothing there.
+#[test]
+fn reshard_times_u64le_files_only() {
+    let d = dir();
+    let csv = d.path().join("keys.csv");
+    std::fs::write(&csv, "key\n1\n2\n3\n4\n5\n6\n7\n").unwrap();
+    let parquet = d.path().join("keys.bin");
+    std::fs::write(&parquet, b"PAR1\0\0\0\0PAR1\0\0\0").unwrap();
+    for (file, words) in [
+        (&csv, "read as csv keys"),
+        (&parquet, "read as parquet keys"),
+    ] {
+        let o = support::run(&["bench", "--reshard", path_str(file), "--repeat", "1"]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(stderr(&o).contains(words), "{}", stderr(&o));
+    }
+    let keys = u64le_file(d.path(), "keys.u64", &keys(1, 100));
+    let o = support::run(&["bench", "--reshard", path_str(&keys), "--all-divisions"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
 /// The core-cycle estimate is there on x86-64, and a real chain of

@@ -150,6 +150,30 @@ fn what_is_not_raw_keys_is_refused_before_the_output_is_touched() {
     }
 }
 
+/// u64le keys whose first bytes spell Parquet's mark: each refusal says
+/// how to read them as keys, whether `--column` was given or not.
+#[test]
+fn keys_starting_with_par1_are_refused_with_the_way_out() {
+    let d = dir();
+    let input = d.path().join("keys.u64");
+    std::fs::write(&input, b"PAR1\0\0\0\0").unwrap();
+    for extra in [&[][..], &["--column", "k"]] {
+        let mut args = vec!["assign", "--buckets", "10", path_str(&input)];
+        args.extend(extra);
+        let o = run(&args);
+        assert_fails(&o, &["starts with PAR1", "--key-format u64le"]);
+    }
+    let o = run(&[
+        "assign",
+        "--buckets",
+        "10",
+        path_str(&input),
+        "--key-format",
+        "u64le",
+    ]);
+    assert_ok(&o);
+}
+
 #[test]
 fn a_node_table_is_refused_as_keys() {
     let d = dir();

@@ -260,9 +260,11 @@ impl fmt::Display for Error {
             Error::NotWholeKeys { name, len } => write!(
                 f,
                 "{name}: size {len} bytes is not a multiple of 8, so it is not a u64le key \
-                 file ({} whole keys and {} bytes left over)",
+                 file ({} whole key{} and {} byte{} left over)",
                 len / 8,
-                len % 8
+                if len / 8 == 1 { "" } else { "s" },
+                len % 8,
+                if len % 8 == 1 { "" } else { "s" }
             ),
             Error::BadKey {
                 name,

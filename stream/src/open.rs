@@ -200,9 +200,24 @@ impl KeyOptions {
         if format == KeyFormat::Parquet && size.is_none() {
             return Err(not_seekable());
         }
-        self.check(format, &name)?;
+        // A file told Parquet by its first bytes (`PAR1`) may be u64le keys
+        // that happen to start so: each refusal says how to read it as such.
+        let told = self.format == KeyFormat::Auto && format == KeyFormat::Parquet;
+        let or_u64le = |e: Error| match told {
+            true => Error::Option(format!(
+                "{e} ({name} starts with PAR1, Parquet's mark; if it holds u64le keys, give \
+                 --key-format u64le)"
+            )),
+            false => e,
+        };
+        self.check(format, &name).map_err(or_u64le)?;
         if format == KeyFormat::Parquet {
-            return parquet(path, self.column.as_deref().unwrap_or_default());
+            return parquet(path, self.column.as_deref().unwrap_or_default()).map_err(
+                |e| match e {
+                    Error::BadParquet { .. } => or_u64le(e),
+                    e => e,
+                },
+            );
         }
         if let (KeyFormat::U64le, Some(len)) = (format, size) {
             if is_parquet(&mut file, len).map_err(read)? {

@@ -271,6 +271,6 @@ pub fn run(args: &Args) -> Result<(), String> {
             .as_ref()
             .map_or(String::new(), |f| format!("\ntable            {f}"))
     };
-    let written = committed(&[("the buckets", Some(path))]);
+    let written = committed(&[("the bucket list", Some(path))]);
     report.emit_after_commit(format!("{text}\n").as_bytes(), &written)
 }

@@ -40,7 +40,7 @@ pub struct Args {
     pub json: bool,
     /// Measure every division strategy of each kernel, not only the one
     /// this CPU's table picks.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "file")]
     pub all_divisions: bool,
     /// Sweep keys per call (1 to 65536, finely from 8 to 1024) through
     /// `jumpshard::batch` instead, in ns per key and against Figure 1 on

@@ -13,13 +13,13 @@
 //! the engine costs beyond the disk, not the disk's speed.
 
 use std::hint::black_box;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
 use jumpshard::{MovePlan, Resize};
 use jumpshard_stream::reshard::{self, Workers};
-use jumpshard_stream::{u64le_file, InMemory, NoProgress, Source};
+use jumpshard_stream::{detect, u64le_file, InMemory, KeyFormat, NoProgress, Source, SNIFF_BYTES};
 use serde::Serialize;
 
 use crate::args::{count, threads};
@@ -84,6 +84,27 @@ struct Report {
     rows: Vec<Row>,
 }
 
+/// Refuses a file that is not u64le keys as the streaming reshard tells
+/// them (Parquet, CSV, text, compressed data), which would be timed as
+/// keys made of its bytes.
+fn u64le_only(path: &Path) -> Result<(), String> {
+    use std::io::Read;
+    let name = path.display().to_string();
+    let mut prefix = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(SNIFF_BYTES as u64).read_to_end(&mut prefix))
+        .map_err(|e| format!("cannot read {name}: {e}"))?;
+    match detect(&name, Some(path), &prefix) {
+        Ok(KeyFormat::U64le) => Ok(()),
+        Ok(format) => Err(format!(
+            "{name} is read as {} keys: bench --reshard times u64le files (8-byte \
+             little-endian keys)",
+            format.name()
+        )),
+        Err(e) => Err(format!("{e} (bench --reshard times u64le files only)")),
+    }
+}
+
 /// Measures the streaming reshard of `args.file`, best of `repeat`, and
 /// prints the table (or JSON).
 pub fn run(args: &ReshardArgs, repeat: u32, json: bool) -> Result<(), String> {
@@ -92,6 +113,7 @@ pub fn run(args: &ReshardArgs, repeat: u32, json: bool) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     let workers = threads(args.threads);
     let mut out = Stdout::open()?;
+    u64le_only(path)?;
     let file = u64le_file(path)?;
     let n = file.key_count();
     let size = usize::try_from(n).map_err(|_| format!("{} is too large", path.display()))?;
