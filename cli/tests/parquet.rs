@@ -411,3 +411,37 @@ fn bad_parquet_inputs() {
     ]);
     assert_fails(&o, &["--no-header", "only with --key-format csv"]);
 }
+
+/// A null in the second file of a dataset is named by its row in that file
+/// and its position in the whole input.
+#[test]
+fn a_null_in_a_dataset_names_its_file_and_row() {
+    let d = dir();
+    let data = d.path().join("ds");
+    std::fs::create_dir(&data).unwrap();
+    write(&data.join("a.parquet"), vec![("k", u64s(&[1, 2, 3]))], 2);
+    write(
+        &data.join("b.parquet"),
+        vec![(
+            "k",
+            Arc::new(UInt64Array::from(vec![Some(4), None])) as ArrayRef,
+        )],
+        2,
+    );
+    let o = run(&[
+        "assign",
+        "--buckets",
+        "10",
+        path_str(&data),
+        "--column",
+        "k",
+    ]);
+    assert_fails(
+        &o,
+        &[
+            "b.parquet",
+            "null at row 1 of the file",
+            "key position 4 of the input",
+        ],
+    );
+}

@@ -192,6 +192,8 @@ pub enum Error {
         column: String,
         /// The position of the key (from 0, over the whole input).
         position: u64,
+        /// Its row in the file `name` (from 0).
+        row: u64,
     },
     /// A Parquet input that is not readable as one, or a directory without
     /// any.
@@ -404,9 +406,11 @@ impl fmt::Display for Error {
                 name,
                 column,
                 position,
+                row,
             } => write!(
                 f,
-                "{name}: column {column:?} has a null at key position {position}"
+                "{name}: column {column:?} has a null at row {row} of the file, from 0 (key \
+                 position {position} of the input)"
             ),
             Error::BadParquet { name, why } => write!(f, "{name}: {why}"),
             Error::ParquetFromStdin => write!(

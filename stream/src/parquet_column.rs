@@ -59,7 +59,8 @@ pub(crate) fn open(path: &Path, column: &str) -> Result<Input, Error> {
     let mut rows = 0u64;
     let mut pieces = 0u64;
     for (f, path) in files.into_iter().enumerate() {
-        let source = FileSource::open(path, column)?;
+        let mut source = FileSource::open(path, column)?;
+        source.first = rows;
         for (group, meta) in source.metadata.metadata().row_groups().iter().enumerate() {
             // Only the footer's word, checked as far as it can be: the
             // pieces are computed from it when read, never listed, so
@@ -108,6 +109,8 @@ struct FileSource {
     metadata: ArrowReaderMetadata,
     /// The column's index among the file's leaf columns.
     leaf: usize,
+    /// The input position of its first key.
+    first: u64,
 }
 
 impl FileSource {
@@ -161,6 +164,7 @@ impl FileSource {
             column: column.to_owned(),
             metadata,
             leaf,
+            first: 0,
         })
     }
 }
@@ -342,10 +346,12 @@ impl ParquetKeys {
         *keys = bytemuck::allocation::cast_vec(values);
         read.map_err(|e| failed(&e))?;
         if let Some(row) = null {
+            let position = piece.first + row as u64;
             return Err(Error::Null {
                 name: name.clone(),
                 column: source.column.clone(),
-                position: piece.first + row as u64,
+                position,
+                row: position - source.first,
             });
         }
         if keys.len() != piece.len {

@@ -75,6 +75,7 @@ pub(crate) fn read(path: &Path, columns: &WeightColumns<'_>) -> Result<Vec<Weigh
                 name: name.clone(),
                 column: column.to_owned(),
                 position: row - 1,
+                row: row - 1,
             };
             if keys.is_null(i) {
                 return Err(null(columns.key));
