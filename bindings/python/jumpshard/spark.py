@@ -251,9 +251,10 @@ def reshard_parquet(
     try:
         df = spark.read.parquet(src)
     except AnalysisException as error:
-        raise ValueError(
-            f"{src}: Spark reads no Parquet schema there (no Parquet file?)"
-        ) from error
+        # As the other engines' parquet_files says it (a missing path, or a
+        # directory without Parquet files, is where Spark finds no schema).
+        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise FileNotFoundError(f"{src}: no Parquet files Spark can read ({first})") from error
     if column not in df.columns:
         raise KeyError(f"no column {column!r} in {src}; its columns are {', '.join(df.columns)}")
     planned = moves(

@@ -263,7 +263,7 @@ def test_empty_files_and_existing_outputs(spark, tmp_path):
     assert (summary["keys"], summary["moved"]) == (0, 0)
     # A directory without Parquet files: a clear error, not Spark's.
     (tmp_path / "none").mkdir()
-    with pytest.raises(ValueError, match="no Parquet file"):
+    with pytest.raises(FileNotFoundError, match="no Parquet files"):
         js.reshard_parquet(str(tmp_path / "none"), 10, 12, str(tmp_path / "out3"))
     assert_nothing_written(tmp_path / "out3")
     # An existing output (the input itself, say) is never replaced.
