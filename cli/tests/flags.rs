@@ -298,7 +298,7 @@ fn a_lost_report_says_what_was_written_in_every_command() {
                 "--output",
                 o,
             ],
-            "the buckets",
+            "the bucket list",
         ),
     ];
     for (args, what) in cases {
