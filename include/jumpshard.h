@@ -335,8 +335,8 @@ jumpshard_status jumpshard_batch_parallel(const uint64_t *keys,
  * `JUMPSHARD_ERROR_INVALID_WALK` (0 or more than 1024);
  * `JUMPSHARD_ERROR_ROUTER_TOO_LARGE` (a cluster of more than
  * `JUMPSHARD_BOUNDED_MAX_NODES` buckets, 2^24: the router keeps a counter
- * per bucket). On any error `*out` is not
- * written and nothing is allocated.
+ * per bucket). On any error `*out` is not written and nothing is
+ * allocated.
  *
  * # Safety
  * `cluster` must be NULL or a live Memento handle that no thread mutates

@@ -15,9 +15,9 @@
 //! - An INDEX that another column of the header line has as its name is
 //!   an error (which of the two was meant cannot be told).
 //! - With a header line, a column chosen by INDEX must not have digits for
-//!   its header field: that is a key, and the file most likely has no header line
-//!   (its first key would be dropped as one), so the error says
-//!   `--no-header`.
+//!   its header field: that is a key, and the file most likely has no
+//!   header line (its first key would be dropped as one), so the error
+//!   says `--no-header`.
 //!
 //! A record, from its first byte to its line end, is at most `max_record`
 //! bytes (the byte keys' `--max-line-bytes`): a longer one is an error

@@ -59,8 +59,7 @@ pub(crate) fn open(path: &Path, column: &str) -> Result<Input, Error> {
     let mut rows = 0u64;
     let mut pieces = 0u64;
     for (f, path) in files.into_iter().enumerate() {
-        let mut source = FileSource::open(path, column)?;
-        source.first = rows;
+        let source = FileSource::open(path, column, rows)?;
         for (group, meta) in source.metadata.metadata().row_groups().iter().enumerate() {
             // Only the footer's word, checked as far as it can be: the
             // pieces are computed from it when read, never listed, so
@@ -114,7 +113,8 @@ struct FileSource {
 }
 
 impl FileSource {
-    fn open(path: PathBuf, column: &str) -> Result<FileSource, Error> {
+    /// The file at `path`, whose first key has input position `first`.
+    fn open(path: PathBuf, column: &str, first: u64) -> Result<FileSource, Error> {
         let name = path.display().to_string();
         let file = File::open(&path).map_err(|source| Error::Open {
             name: name.clone(),
@@ -164,7 +164,7 @@ impl FileSource {
             column: column.to_owned(),
             metadata,
             leaf,
-            first: 0,
+            first,
         })
     }
 }

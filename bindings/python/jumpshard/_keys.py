@@ -62,15 +62,7 @@ def _as_arrow(array: object) -> Union[pa.Array, pa.ChunkedArray]:
     if isinstance(array, (pa.Array, pa.ChunkedArray)):
         return array
     if isinstance(array, (list, tuple)):
-        for i, value in enumerate(array):
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-                raise TypeError(f"keys[{i}] must be an int, not {type(value).__name__}")
-        try:
-            return pa.array(array, pa.uint64())
-        except (pa.ArrowException, OverflowError, TypeError) as error:
-            raise ValueError(
-                f"keys given as a list must be ints from 0 to 2**64-1 ({error})"
-            ) from None
+        return _ints(array, nulls=False)
     if isinstance(array, np.ndarray):
         if array.ndim != 1:
             raise ValueError(
@@ -95,6 +87,20 @@ def _as_arrow(array: object) -> Union[pa.Array, pa.ChunkedArray]:
     raise TypeError(f"keys must be {ACCEPTED}, not {type(array).__name__}")
 
 
+def _ints(values: Sequence[object], nulls: bool) -> pa.Array:
+    """Python ints as ``uint64``: each a key's value, from 0 to 2**64-1 (a
+    negative int is refused, not read as 64 bits), with ``None`` a null
+    where ``nulls`` allows it."""
+    for i, value in enumerate(values):
+        if value is None and nulls:
+            continue
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"keys[{i}] must be an int, not {type(value).__name__}")
+        if not 0 <= value <= _MAX:
+            raise ValueError(f"keys[{i}] is {value}: integer keys must be from 0 to 2**64-1")
+    return pa.array(values, pa.uint64())
+
+
 def _numpy(array: np.ndarray) -> pa.Array:
     """A 1-D numpy array as Arrow: in place when Arrow can view it."""
     if array.dtype == object:
@@ -104,16 +110,7 @@ def _numpy(array: np.ndarray) -> pa.Array:
         # them.
         values = [None if isinstance(v, float) and v != v else v for v in array.tolist()]
         if any(isinstance(v, (int, np.integer)) for v in values):
-            for i, value in enumerate(values):
-                if value is not None and (
-                    isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
-                ):
-                    raise TypeError(f"keys[{i}] must be an int, not {type(value).__name__}")
-                if value is not None and not 0 <= value <= _MAX:
-                    raise ValueError(
-                        f"keys[{i}] is {value}: integer keys must be from 0 to 2**64-1"
-                    )
-            return pa.array(values, pa.uint64())
+            return _ints(values, nulls=True)
         return pa.array(array, from_pandas=True)
     if not array.dtype.isnative:
         # Arrow reads only native byte order: one converting copy.

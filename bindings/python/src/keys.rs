@@ -202,22 +202,17 @@ fn list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
 
 /// The typestr of a native-endian numpy type (`u8` -> `<u8` here).
 pub fn native(code: &str) -> String {
-    let order = if cfg!(target_endian = "little") {
-        '<'
-    } else {
-        '>'
-    };
-    format!("{order}{code}")
+    typestr(code, cfg!(target_endian = "little"))
 }
 
 /// The typestr of a numpy type in the other byte order (`u8` -> `>u8` here).
 fn swapped(code: &str) -> String {
-    let order = if cfg!(target_endian = "little") {
-        '>'
-    } else {
-        '<'
-    };
-    format!("{order}{code}")
+    typestr(code, cfg!(target_endian = "big"))
+}
+
+/// The typestr of `code` in little-endian order, or big-endian.
+fn typestr(code: &str, little: bool) -> String {
+    format!("{}{code}", if little { '<' } else { '>' })
 }
 
 /// Refuses a numpy masked array with a masked key: `numpy.asarray` would
@@ -232,10 +227,7 @@ fn masked(numpy: &Bound<'_, PyModule>, obj: &Bound<'_, PyAny>) -> PyResult<()> {
     if !mask.call_method0(intern!(py, "any"))?.is_truthy()? {
         return Ok(());
     }
-    let row: usize = mask
-        .call_method0(intern!(py, "argmax"))?
-        .extract()
-        .unwrap_or(0);
+    let row: usize = mask.call_method0(intern!(py, "argmax"))?.extract()?;
     Err(PyValueError::new_err(format!(
         "keys[{row}] is masked: a masked key has no value to place; fill or compress the \
          masked array first"

@@ -127,9 +127,11 @@ pub fn run(args: &Args) -> Result<(), String> {
     }
     let keys: Vec<u64> = read.iter().map(|k| k.key).collect();
     let weights: Vec<f64> = read.iter().map(|k| k.weight).collect();
-    // Each weight is finite; their sum must be too, or every share of it
-    // is 0 and any table looks balanced.
-    if !weights.iter().sum::<f64>().is_finite() {
+    // From +0: a sum of no weights (Rust's starts at -0) prints as 0. Each
+    // weight is finite; their sum must be too, or every share of it is 0
+    // and any table looks balanced.
+    let total: f64 = weights.iter().fold(0.0, |sum, w| sum + w);
+    if !total.is_finite() {
         return Err(format!(
             "{name}: the weights add up past the largest number ({:e}): scale them down \
              (only their ratios matter)",
@@ -199,8 +201,6 @@ pub fn run(args: &Args) -> Result<(), String> {
     let balanced = plain.with_overrides(pins).map_err(|e| e.to_string())?;
     node_tables::write(&args.write_table, &balanced)?;
     let tables = format!("{} -> {}", table.fingerprint(), balanced.fingerprint());
-    // From +0: a sum of no weights (Rust's starts at -0) prints as 0.
-    let total: f64 = weights.iter().fold(0.0, |sum, w| sum + w);
     let fraction = if total > 0.0 { plan.moved / total } else { 0.0 };
     if let Some(path) = &args.plot {
         let share = |n: usize, load: f64| {
