@@ -38,7 +38,9 @@ fn status_of(error: &ReplicaError) -> jumpshard_status {
 /// the zoned ones: `k` distinct live nodes in distinct zones whenever `k`
 /// zones have live nodes, each member given as its node's first slot
 /// (`jumpshard_table_slot_name` names it, `jumpshard_table_zone_name` its
-/// zone); otherwise `k` distinct working slots of distinct nodes.
+/// zone), so column 0 names `jumpshard_table_batch`'s node but, for a node
+/// of several slots (`+NAME` lines), not always its slot; otherwise `k`
+/// distinct working slots of distinct nodes.
 ///
 /// Returns `JUMPSHARD_OK`, or the status of the first check that fails, in
 /// this order: for `table`, `JUMPSHARD_ERROR_NULL_POINTER` and

@@ -154,6 +154,16 @@ impl InputArgs {
         }
     }
 
+    /// Whether the keys come from standard input (no file, or `-`, and
+    /// not generated).
+    pub fn reads_stdin(&self) -> bool {
+        self.generate.is_none()
+            && self
+                .input
+                .as_deref()
+                .is_none_or(crate::node_tables::is_stdin)
+    }
+
     /// The files the input reads, which no output may replace: the key
     /// file (also a file on standard input), or a Parquet dataset
     /// directory and each of its files; none for generated keys.

@@ -102,12 +102,15 @@ enum Command {
     /// least weight off the keys' plain nodes.
     Balance(balance::Args),
     /// Node tables' meanings: `fingerprint` prints the value routers compare
-    /// before serving, `diff` says in words how two tables differ.
+    /// before serving, `diff` says in words how two tables differ;
+    /// `add-node`, `lose-zone` and `add-zone` write a zoned table after
+    /// that change.
     #[command(
         subcommand,
         after_help = "Examples:\n  \
             jumpshard table fingerprint nodes.txt        # jt1:...  nodes.txt\n  \
-            jumpshard table diff expected.txt loaded.txt # what differs, by line; exit 1 if anything"
+            jumpshard table diff expected.txt loaded.txt # what differs, by line; exit 1 if they differ\n  \
+            jumpshard table lose-zone zones.txt west --write-table zones-lost.txt"
     )]
     Table(table::Command),
 }

@@ -1,6 +1,6 @@
-//! Node-table files for `reshard --from-nodes/--to-nodes` and `remove`: read
-//! with the file and option named in every error, written atomically (or
-//! to standard output).
+//! Node-table files for `reshard --from-nodes/--to-nodes`, `remove` and the
+//! others: read with the file and option named in every error (`-`:
+//! standard input), written atomically (or to standard output).
 //!
 //! The syntax is `jumpshard::nodes`': one node name per line, line `i + 1`
 //! serving bucket `i`; `+NAME` repeats a node on purpose (a heavier node),
@@ -13,9 +13,29 @@ use jumpshard::NodeTable;
 
 use crate::out::destination;
 
-/// The table in the file at `path`, given with `option`.
+/// The table in the file at `path` (`-`: standard input), given with
+/// `option`. A command that may read standard input for something else
+/// first asks [`one_on_stdin`].
 pub fn read(option: &str, path: &Path) -> Result<NodeTable, String> {
-    read_file(path).map_err(|e| format!("{option} {e}"))
+    read_or_stdin(path).map_err(|e| format!("{option} {e}"))
+}
+
+/// Refuses more than one of `readers` (what reads, and whether it reads
+/// standard input: a table given as `-`, or keys from it) on standard
+/// input, which only one can read.
+pub fn one_on_stdin(readers: &[(&str, bool)]) -> Result<(), String> {
+    let mut on_stdin = readers.iter().filter(|r| r.1).map(|r| r.0);
+    match (on_stdin.next(), on_stdin.next()) {
+        (Some(first), Some(second)) => Err(format!(
+            "{first} and {second} both read standard input; give one of them as a file"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Whether `path` names standard input.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
 }
 
 /// The table in the file at `path`, errors starting with its name.

@@ -265,3 +265,45 @@ fn every_node_table_report_names_its_tables_fingerprints() {
     ]);
     assert!(json(&o).get("table_fingerprint").is_none());
 }
+
+/// A table given as `-` is read from standard input, so that one command's
+/// `--write-table -` feeds the next; standard input serves one reader.
+#[test]
+fn tables_read_from_standard_input() {
+    let d = dir();
+    let text = "a\nb\nc\n";
+    let t = table(d.path(), "t.txt", text);
+    let o = run_with_stdin(&["lookup", "--nodes", "-", "42", "7"], text.as_bytes());
+    assert_ok(&o);
+    let from_file = run(&["lookup", "--nodes", path_str(&t), "42", "7"]);
+    assert_eq!(stdout(&o), stdout(&from_file));
+    let grown = "a\nb\nc\nd\n";
+    let o = run_with_stdin(
+        &[
+            "reshard",
+            "--from-nodes",
+            path_str(&t),
+            "--to-nodes",
+            "-",
+            "--generate",
+            "1000",
+            "--output",
+            "-",
+        ],
+        grown.as_bytes(),
+    );
+    // The summary on standard error, the moves on standard output.
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).lines().skip(1).all(|l| l.ends_with(",d")));
+    for args in [
+        vec!["reshard", "--from-nodes", "-", "--to-nodes", "-", "--generate", "9"],
+        vec!["assign", "--nodes", "-", "--key-format", "decimal"],
+    ] {
+        let o = run_with_stdin(&args, text.as_bytes());
+        assert_fails(&o, &["both read standard input"]);
+    }
+    // Either table alone names what it lacks, not --to as well.
+    let o = run(&["reshard", "--from-nodes", path_str(&t), "--generate", "9"]);
+    assert_fails(&o, &["--to-nodes"]);
+    assert!(!stderr(&o).contains("--to <TO>"), "{}", stderr(&o));
+}

@@ -229,6 +229,54 @@ fn table_zone_changes_write_the_library_tables_or_nothing() {
     }
 }
 
+/// Beside removals, a node or zone appended would move other nodes' keys:
+/// both are refused, pointing to `restore`, whose replacement under a new
+/// name serves in the zone of the node it replaces, and brings back only
+/// that slot's keys.
+#[test]
+fn nodes_join_a_table_with_removals_by_restore() {
+    let d = dir();
+    let three = std::fs::read_to_string(zones().join("three.txt")).unwrap();
+    let lost_text = jumpshard::NodeTable::parse(&three)
+        .unwrap()
+        .with_zone_lost("west")
+        .unwrap()
+        .to_text();
+    let lost = table(d.path(), "lost.txt", &lost_text);
+    let out = d.path().join("new.txt");
+    for words in [
+        vec!["add-node", "a9", "--zone", "east"],
+        vec!["add-zone", "north", "n1"],
+    ] {
+        let mut args = vec!["table", words[0], path_str(&lost)];
+        args.extend(&words[1..]);
+        args.extend(["--write-table", path_str(&out)]);
+        let o = run(&args);
+        assert_fails(&o, &["3 removals", "restore them first"]);
+        assert!(!out.exists(), "{words:?} wrote a table");
+    }
+    let o = run(&[
+        "restore",
+        "--from-nodes",
+        path_str(&lost),
+        "--node",
+        "w9",
+        "--write-table",
+        path_str(&out),
+    ]);
+    assert_ok(&o);
+    let back = std::fs::read_to_string(&out).unwrap();
+    assert!(back.contains("\nw9 zone=west\n"), "{back}");
+    let (before, after) = (
+        jumpshard::NodeTable::parse(&lost_text).unwrap(),
+        jumpshard::NodeTable::parse(&back).unwrap(),
+    );
+    for key in 0..5000u64 {
+        let (b, a) = (before.node(key), after.node(key));
+        assert!(a == b || a == "w9", "{key}: {b} -> {a}");
+    }
+}
+
 /// A zone change never writes its table over the table it read: the move
 /// plan between the two needs both.
 #[test]

@@ -105,6 +105,28 @@ fn bad_arguments_are_refused_by_type() {
     );
     let plain = NodeTable::parse("a\nb\n").unwrap();
     assert_eq!(plain.with_zone_lost("x"), Err(ZoneError::NotZoned));
+    // Beside removals, a slot appended would move other nodes' keys: the
+    // removed slots' keys are rehashed over the grown count.
+    let lost = old.with_zone_lost("c").unwrap();
+    let removed = lost.removals().len();
+    assert_eq!(
+        lost.with_node_added("a9", "a", None),
+        Err(ZoneError::Removals { removed })
+    );
+    assert_eq!(
+        lost.with_zone_added("e", &["e1"]),
+        Err(ZoneError::Removals { removed })
+    );
+    let one_removed = NodeTable::parse("a zone=x\nb zone=y removed=1\nc zone=y\n").unwrap();
+    assert_eq!(
+        one_removed
+            .with_node_added("d", "x", None)
+            .unwrap_err()
+            .to_string(),
+        "the table has 1 removal (removed=K): a slot appended beside them would move keys \
+         between the other nodes, since removals are undone last in, first out; restore them \
+         first, under new names if the nodes are gone"
+    );
     assert!(matches!(
         TableChange::with_zoned_replicas(&old, &old, 12),
         Err(ZoneError::TooManyReplicas {

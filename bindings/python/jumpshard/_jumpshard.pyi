@@ -79,7 +79,9 @@ class BoundedLoads:
     loads: List[int]
     next_bound: int
     cluster: Memento
-    def __init__(self, cluster: Union[Memento, int], factor: float, walk: int = 8) -> None: ...
+    def __init__(
+        self, cluster: Union[Memento, int], factor: float, walk: Optional[int] = None
+    ) -> None: ...
     def acquire(self, key: int) -> int: ...
     def acquire_batch(self, keys: Keys) -> npt.NDArray[np.int32]:
         """acquire of each key in turn, as one call: an int32 array of nodes,
@@ -122,7 +124,8 @@ class NodeTable:
     def replicas(self, keys: Keys, k: int) -> npt.NDArray[np.int32]:
         """k slots of distinct working nodes per key, shape (len(keys), k),
         the first bucket(key) (one int key: a list of k); on a zoned table,
-        k live nodes in distinct zones, each as its node's first slot."""
+        k live nodes in distinct zones, each as its node's first slot (the
+        first bucket(key)'s node, not always its slot)."""
     @property
     def zones(self) -> List[str]:
         """The zones the table names (zone=NAME), in order; [] without zones."""
@@ -158,13 +161,15 @@ def batch(
     n: int,
     *,
     out: Optional[npt.NDArray[np.int32]] = None,
-    threads: int = 1,
+    threads: Optional[int] = None,
 ) -> npt.NDArray[np.int32]:
     """The bucket of every key among n, into out (int32, as long as keys) or
-    a new array; threads=0 uses one thread per core."""
+    a new array; threads=None (or 1) runs on the calling thread, 0 uses one
+    thread per core."""
 
-def plan(keys: Keys, from_buckets: int, to_buckets: int, *, threads: int = 1) -> Plan:
-    """Which keys move when from_buckets becomes to_buckets, and where."""
+def plan(keys: Keys, from_buckets: int, to_buckets: int, *, threads: Optional[int] = None) -> Plan:
+    """Which keys move when from_buckets becomes to_buckets, and where;
+    threads as for batch."""
 
 @overload
 def prehash(keys: ByteKey, /) -> int: ...

@@ -101,6 +101,14 @@ pub fn replica_count<E: std::fmt::Display>(
     check: impl FnOnce(usize) -> Result<(), E>,
 ) -> PyResult<usize> {
     not_bool(obj, "k")?;
+    // Past 1024 the set's own limit binds, whatever the count.
+    let (limit, what_limit) = match limit > jumpshard::replicas::MAX_REPLICAS {
+        true => (
+            jumpshard::replicas::MAX_REPLICAS,
+            "the most members a set may have",
+        ),
+        false => (limit, what_limit),
+    };
     let out_of_range = || {
         PyValueError::new_err(format!(
             "k must be between {low} and {limit} ({what_limit}), got {obj}"

@@ -326,7 +326,7 @@ fn layout(schema: &ArrowSchema, what: &str) -> PyResult<Layout> {
             "{what} must be an Arrow array of {}, got Arrow format {format:?}",
             match what {
                 "keys" => "uint64 or int64",
-                _ => "binary, string, large_binary or large_string",
+                _ => "binary, string, large_binary, large_string, binary_view or string_view",
             }
         ))
     })

@@ -24,7 +24,7 @@ pub struct BoundedLoads(Inner);
 impl BoundedLoads {
     /// A router over a copy of `cluster` (a `Memento`, or an int: that many
     /// buckets, none removed), with load factor `factor` (> 1, `math.inf`
-    /// allowed) and walks of up to `walk` nodes.
+    /// allowed) and walks of up to `walk` nodes (None: 8).
     #[new]
     #[pyo3(signature = (cluster, factor, walk=None))]
     fn new(

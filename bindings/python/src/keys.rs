@@ -186,9 +186,14 @@ fn list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
                 let integer = item.is_instance_of::<pyo3::types::PyInt>()
                     || item.hasattr("__index__").unwrap_or(false);
                 return Err(if integer {
+                    // The hint is for negative values, which an int64
+                    // array would take.
+                    let hint = match item.lt(0).unwrap_or(false) {
+                        true => " (an int64 array reads negative values as their 64 bits)",
+                        false => "",
+                    };
                     PyValueError::new_err(format!(
-                        "{what} must be between 0 and 2**64-1, got {item} (an int64 array \
-                         reads negative values as their 64 bits)"
+                        "{what} must be between 0 and 2**64-1, got {item}{hint}"
                     ))
                 } else {
                     PyTypeError::new_err(format!("{what} must be an int, not {name}"))

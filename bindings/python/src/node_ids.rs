@@ -22,6 +22,14 @@ pub fn node_ids(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
         return Ok(ids);
     }
     let py = obj.py();
+    // A null (Arrow, Polars) would read as a float's NaN: named as itself.
+    let nulls = nulls(obj);
+    if nulls > 0 {
+        return Err(PyTypeError::new_err(format!(
+            "nodes must be integers, got {nulls} null{}: drop or fill them first",
+            if nulls == 1 { "" } else { "s" }
+        )));
+    }
     let numpy = py.import(intern!(py, "numpy"))?;
     let array = numpy.call_method1(intern!(py, "asarray"), (obj,))?;
     let dtype = array.getattr(intern!(py, "dtype"))?;
@@ -53,6 +61,19 @@ pub fn node_ids(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
         .chunks_exact(4)
         .map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
         .collect())
+}
+
+/// The nulls `obj` says it holds: an Arrow array's `null_count`, a
+/// Polars Series' `null_count()`; 0 for anything else.
+fn nulls(obj: &Bound<'_, PyAny>) -> usize {
+    let Ok(count) = obj.getattr(intern!(obj.py(), "null_count")) else {
+        return 0;
+    };
+    let count = match count.is_callable() {
+        true => count.call0().ok(),
+        false => Some(count),
+    };
+    count.and_then(|c| c.extract().ok()).unwrap_or(0)
 }
 
 /// Item `i` of a list of ids: an int (not `bool`) of any size.

@@ -2,8 +2,9 @@
 //! front end parses it, placing keys as its removals or weights say.
 
 use jumpshard::NodeTable as Inner;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 
 use crate::args;
 use crate::placement::{column_of, rows_of};
@@ -90,7 +91,8 @@ impl NodeTable {
     /// a zoned table (`zone=NAME` lines) the sets are the zoned ones: `k`
     /// distinct live nodes in distinct zones whenever `k` zones have live
     /// nodes, each member as its node's first slot (`k` from 1 to the live
-    /// nodes; a node may serve several slots).
+    /// nodes; a node may serve several slots, and the first member is then
+    /// `bucket(key)`'s node, not always its slot).
     fn replicas<'py>(
         &self,
         keys: &Bound<'py, PyAny>,
@@ -130,8 +132,8 @@ impl NodeTable {
     /// The table with `node` added at the end in zone `zone` (and rack
     /// `rack`, if given): one more slot line, onto which alone its zoned
     /// sets move replicas, save a key's primary moving inside a zone. An
-    /// unknown zone, a table without zones or a taken name raise
-    /// ValueError naming the value.
+    /// unknown zone, a table without zones, a taken name or a table with
+    /// removals (restore them first) raise ValueError naming the value.
     #[pyo3(signature = (node, zone, rack=None))]
     fn with_node_added(&self, node: &str, zone: &str, rack: Option<&str>) -> PyResult<NodeTable> {
         Self::zoned(self.inner.with_node_added(node, zone, rack))
@@ -144,9 +146,22 @@ impl NodeTable {
         Self::zoned(self.inner.with_zone_lost(zone))
     }
 
-    /// The table with a new zone `zone` of `nodes` added at the end; a
-    /// zone the table has, no node, or a taken name raise ValueError.
-    fn with_zone_added(&self, zone: &str, nodes: Vec<String>) -> PyResult<NodeTable> {
+    /// The table with a new zone `zone` of `nodes` (a sequence of names)
+    /// added at the end; a zone the table has, no node, a taken name or a
+    /// table with removals raise ValueError, one str for `nodes`
+    /// TypeError.
+    fn with_zone_added(&self, zone: &str, nodes: &Bound<'_, PyAny>) -> PyResult<NodeTable> {
+        // A str is a sequence of one-letter names, never what was meant.
+        let names: Option<Vec<String>> = match nodes.is_instance_of::<PyString>() {
+            true => None,
+            false => nodes.extract().ok(),
+        };
+        let Some(nodes) = names else {
+            return Err(PyTypeError::new_err(format!(
+                "nodes must be a sequence of node names, got {} (one node is [\"name\"])",
+                nodes.get_type().name()?
+            )));
+        };
         let nodes: Vec<&str> = nodes.iter().map(String::as_str).collect();
         Self::zoned(self.inner.with_zone_added(zone, &nodes))
     }

@@ -151,3 +151,25 @@ def test_polars_types_arrow_lacks_or_cannot_take():
     if hasattr(pl, "Int128"):
         with pytest.raises(TypeError, match="Arrow cannot read this Series"):
             ja.buckets(pl.Series([5], dtype=pl.Int128), 12)
+
+
+def test_messages_name_the_real_problem():
+    # Too large is not the negative value an int64 array would take.
+    with pytest.raises(ValueError) as too_large:
+        jumpshard.batch([2**64], 12)
+    assert "got 18446744073709551616" in str(too_large.value)
+    assert "int64 array" not in str(too_large.value)
+    with pytest.raises(ValueError, match="int64 array"):
+        jumpshard.batch([-2], 12)
+    # Past 1024 members the set's own limit binds, whatever n.
+    with pytest.raises(ValueError, match=r"between 0 and 1024 \(the most members"):
+        jumpshard.replicas(7, 2**31 - 1, 2**64)
+    with pytest.raises(ValueError, match=r"between 0 and 1024"):
+        jumpshard.Memento(5000).replicas(7, 2**64)
+    # A null among node ids is named, not read as a float dtype.
+    router = jumpshard.BoundedLoads(8, 1.25)
+    with pytest.raises(TypeError, match="1 null"):
+        router.release_batch(pa.array([1, None], pa.int32()))
+    # The view types a byte-key call takes are listed when refused.
+    with pytest.raises(TypeError, match="binary_view or string_view"):
+        jumpshard.prehash(pa.array([1], pa.int32()))

@@ -57,8 +57,15 @@ def test_zone_changes():
     assert lost.removals == [2, 5, 8]
     grown = table.with_node_added("d1", "east")
     assert grown.slots[-1] == "d1" and grown.zone_of("d1") == "east"
-    added = lost.with_zone_added("north", ["n1", "n2"])
+    added = table.with_zone_added("north", ["n1", "n2"])
     assert added.zones[-1] == "north"
+    # Beside removals a slot appended would move other nodes' keys.
+    with pytest.raises(ValueError, match="3 removals"):
+        lost.with_zone_added("north", ["n1", "n2"])
+    with pytest.raises(ValueError, match="restore them first"):
+        lost.with_node_added("d1", "east")
+    with pytest.raises(TypeError, match="sequence of node names"):
+        table.with_zone_added("north", "n1")
     keys = np.arange(2000, dtype=np.uint64)
     before, after = table.replicas(keys, 3), lost.replicas(keys, 3)
     for old, new in zip(before, after):

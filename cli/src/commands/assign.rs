@@ -79,7 +79,8 @@ pub struct Args {
     buckets: Option<i64>,
     /// A node table instead of --buckets: one node name per line, line i+1
     /// serving bucket i, with its removals (`removed=K`) or weights
-    /// (`weight=W`); keys are then assigned node names.
+    /// (`weight=W`); keys are then assigned node names. `-` is standard
+    /// input (then not the keys').
     #[arg(long, value_name = "TABLE", conflicts_with = "buckets")]
     nodes: Option<PathBuf>,
     /// Assign each key a replica set of K distinct buckets (or nodes), the
@@ -144,7 +145,13 @@ enum Target {
 impl Target {
     fn read(args: &Args) -> Result<Target, String> {
         let target = match (&args.nodes, args.buckets) {
-            (Some(path), _) => Target::Table(Box::new(node_tables::read("--nodes", path)?)),
+            (Some(path), _) => {
+                node_tables::one_on_stdin(&[
+                    ("--nodes", node_tables::is_stdin(path)),
+                    ("the keys", args.input.reads_stdin()),
+                ])?;
+                Target::Table(Box::new(node_tables::read("--nodes", path)?))
+            }
             (None, Some(n)) => Target::Buckets(count("--buckets", n)?),
             (None, None) => unreachable!("clap requires --buckets or --nodes"),
         };

@@ -29,7 +29,7 @@ pub fn run(only_supported: bool, only_divisions: bool) -> Result<(), String> {
             Ok(k) if k.name() == active.name() => {
                 format!("supported, active, {} division", active.division())
             }
-            Ok(k) => format!("supported, {} division", k.division()),
+            Ok(k) => format!("supported, {} division", division_when_active(k)),
             Err(_) => "not supported here".to_owned(),
         };
         writeln!(out, "{name:<8} {state}")?;
@@ -52,4 +52,19 @@ pub fn run(only_supported: bool, only_divisions: bool) -> Result<(), String> {
     }
     writeln!(out, "CPU: {}", jumpshard::Cpu::this())?;
     out.finish()
+}
+
+/// The strategy `kernel` divides with when batch calls run on it: the one
+/// `JUMPSHARD_DIVISION` forces where the kernel has it, else its table's.
+/// The library reads the variable once and applies it to the kernel the
+/// batch calls start with; `bench`, which makes every kernel active in
+/// turn, applies it to each, and this listing says so. (A strategy the
+/// active kernel lacks is reported by the library on first use.)
+pub fn division_when_active(kernel: jumpshard::Kernel) -> jumpshard::Division {
+    let forced = jumpshard::kernel_selection()
+        .division_requested
+        .as_deref()
+        .and_then(|name| jumpshard::Division::by_name(name).ok())
+        .filter(|d| kernel.divisions().contains(d));
+    forced.unwrap_or(kernel.division())
 }

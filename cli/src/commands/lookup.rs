@@ -20,7 +20,8 @@ use crate::out::stdout::Stdout;
     jumpshard lookup --nodes nodes.txt --hex 757365723a3432 -   # byte keys; - is empty\n  \
     jumpshard lookup --nodes nodes.txt --replicas 3 42")]
 pub struct Args {
-    /// The node table, with its removals (`removed=K`) or weights.
+    /// The node table, with its removals (`removed=K`) or weights (`-`:
+    /// standard input).
     #[arg(long, value_name = "TABLE")]
     nodes: PathBuf,
     /// Print each key's replica set of K members.

@@ -23,12 +23,14 @@ use crate::out::stdout::ReportTo;
     jumpshard reshard --from-nodes nodes-2.txt --to-nodes nodes-3.txt keys.u64 \\\n    \
     --output back.csv                      # the keys that come back")]
 pub struct Args {
-    /// The current node table, with its removal log (`removed=K` lines).
+    /// The current node table, with its removal log (`removed=K` lines;
+    /// `-`: standard input).
     #[arg(long, visible_alias = "nodes", value_name = "OLD")]
     from_nodes: PathBuf,
     /// The node that serves the restored slot (default: the one that
-    /// served it before its removal; required when nothing is removed and
-    /// the table grows).
+    /// served it before its removal; in a zoned table, a new node serves in
+    /// that one's zone and rack; required when nothing is removed and the
+    /// table grows).
     #[arg(long, value_name = "NAME")]
     node: Option<String>,
     /// Write the new table here (atomically; `-`: to standard output, the

@@ -15,7 +15,7 @@ use crate::out::stdout::Stdout;
 #[derive(clap::Args)]
 #[command(after_help = "Examples:\n  \
     jumpshard verify                        # 2^20 random keys per bucket count\n  \
-    jumpshard verify --keys 262144 --json   # fewer keys, one JSON object")]
+    jumpshard verify --keys 262144 --json   # fewer keys, a JSON array of checks")]
 pub struct Args {
     /// Random keys per bucket count (the adversarial keys come on top), 0
     /// to 268435456.

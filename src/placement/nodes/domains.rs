@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::names::name_problem;
+use super::names::{name_problem, printed};
 use super::table_error::TableError;
 
 /// The zone and rack of every node of a zoned table.
@@ -36,11 +36,12 @@ impl Domains {
     /// `slots[i]` (of `nodes` distinct ones) and whose line `i + 1` names
     /// `lines[i]`: `None` when no line names a zone. Refused, naming the
     /// line: a line without a zone in a zoned table, a rack without a
-    /// zone, an unfit zone or rack name, and a node whose slots disagree.
-    pub(super) fn read(
+    /// zone, an unfit zone or rack name, one that prints like another
+    /// (of its zone, for a rack), and a node whose slots disagree.
+    pub(super) fn read<'a>(
         nodes: usize,
         slots: &[u32],
-        lines: &[LineDomain],
+        lines: &'a [LineDomain],
     ) -> Result<Option<Domains>, TableError> {
         let bad = |line: usize, why: String| TableError::BadZone { line, why };
         if let Some(i) = lines
@@ -63,6 +64,10 @@ impl Domains {
         };
         let mut zone_index: HashMap<&str, u32> = HashMap::new();
         let mut rack_index: HashMap<(u32, &str), u32> = HashMap::new();
+        // Each zone's and each zone's racks' printed forms, with the name
+        // and line that first gave them: two spellings that print alike
+        // (`z1` and `ｚ1`) would be two domains that reports call one.
+        let mut printed_as: HashMap<(Option<u32>, String), (&str, usize)> = HashMap::new();
         // The line of each node's first slot, for the message of a repeat
         // that disagrees.
         let mut first_line = vec![0usize; nodes];
@@ -80,11 +85,33 @@ impl Domains {
                     return Err(bad(number, format!("{what} name {name:?} {why}")));
                 }
             }
+            let mut alike = |what: &str, within: Option<u32>, name: &'a str| {
+                let form = printed(name).into_owned();
+                match printed_as.get(&(within, form.clone())) {
+                    Some(&(other, other_line)) if other != name => Err(bad(
+                        number,
+                        format!(
+                            "{what} name {name:?} prints like {other:?} of line {other_line} \
+                             (both are the same text once Unicode-normalised, NFKC), so \
+                             reports could not tell the two apart: spell one {what} one way"
+                        ),
+                    )),
+                    Some(_) => Ok(()),
+                    None => {
+                        printed_as.insert((within, form), (name, number));
+                        Ok(())
+                    }
+                }
+            };
+            alike("zone", None, zone)?;
             let next = domains.zones.len() as u32;
             let z = *zone_index.entry(zone).or_insert_with(|| {
                 domains.zones.push(zone.to_owned());
                 next
             });
+            if let Some(rack) = line.rack.as_deref() {
+                alike("rack", Some(z), rack)?;
+            }
             let r = line.rack.as_deref().map(|rack| {
                 let next = domains.racks.len() as u32;
                 *rack_index.entry((z, rack)).or_insert_with(|| {
@@ -132,16 +159,21 @@ impl Domains {
 
     /// The domains of a table of nodes `names` taken from a table of
     /// nodes `from_names` with these domains, each node keeping its zone
-    /// and rack; a node `from_names` lacks is refused, naming its line.
+    /// and rack; a node `from_names` lacks is refused, naming its line,
+    /// but for `renamed`'s `(new, old)`, which takes the old node's.
     pub(super) fn carried(
         &self,
         from_names: &HashMap<String, u32>,
         names: &[String],
+        renamed: Option<(&str, &str)>,
         first_lines: impl Fn(usize) -> usize,
     ) -> Result<Domains, TableError> {
         let mut lines = Vec::with_capacity(names.len());
         for (node, name) in names.iter().enumerate() {
-            let Some(&old) = from_names.get(name) else {
+            let inherited = renamed
+                .filter(|&(new, _)| new == name)
+                .and_then(|(_, old)| from_names.get(old));
+            let Some(&old) = from_names.get(name).or(inherited) else {
                 return Err(TableError::BadZone {
                     line: first_lines(node),
                     why: format!(
@@ -163,6 +195,25 @@ impl Domains {
 #[cfg(test)]
 mod tests {
     use crate::NodeTable;
+
+    /// Zone names, and rack names within a zone, that print alike are
+    /// refused as node names are; one rack name in two zones is two racks.
+    #[cfg(feature = "unicode-names")]
+    #[test]
+    fn zones_and_racks_that_print_alike_are_refused() {
+        let zones = NodeTable::parse("a zone=z1\nb zone=\u{ff5a}1\nc zone=z2\n");
+        let want = "line 2: zone name \"\u{ff5a}1\" prints like \"z1\" of line 1";
+        assert!(zones.unwrap_err().to_string().starts_with(want));
+        let racks =
+            NodeTable::parse("a zone=z rack=caf\u{e9}\nb zone=z rack=cafe\u{301}\nc zone=y\n");
+        let want = "line 2: rack name \"cafe\\u{301}\" prints like \"caf\u{e9}\" of line 1";
+        let got = racks.unwrap_err().to_string();
+        assert!(got.starts_with(want), "{got}");
+        let apart = NodeTable::parse("a zone=x rack=r1\nb zone=y rack=r1\nc zone=x rack=r1\n");
+        assert_eq!(apart.unwrap().zones(), ["x", "y"]);
+        let grown = NodeTable::parse("a zone=z1\nb zone=z2\n").unwrap();
+        assert!(grown.with_zone_added("\u{ff5a}1", &["c"]).is_err());
+    }
 
     #[test]
     fn zones_and_racks_read_back_and_unzoned_tables_stay_as_they_were() {

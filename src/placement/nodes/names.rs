@@ -43,6 +43,18 @@ fn is_invisible(c: char) -> bool {
     )
 }
 
+/// The text `name` prints as, the form that tells look-alike names apart:
+/// its Unicode NFKC form (an ASCII name is its own), or the name as
+/// written without Unicode's tables.
+pub(super) fn printed(name: &str) -> std::borrow::Cow<'_, str> {
+    #[cfg(feature = "unicode-names")]
+    if !name.is_ascii() {
+        use unicode_normalization::UnicodeNormalization;
+        return std::borrow::Cow::Owned(name.nfkc().collect());
+    }
+    std::borrow::Cow::Borrowed(name)
+}
+
 /// A table's names by their Unicode NFKC form, so that a name that prints
 /// like another (`café` in NFC and in NFD, `ｄｂ` and `db`) is found. The
 /// forms are kept from the first name that is not ASCII on: an ASCII name
@@ -59,7 +71,6 @@ impl Forms {
     /// `name` then counted as the next name.
     #[cfg(feature = "unicode-names")]
     pub(super) fn look_alike(&mut self, names: &[String], name: &str) -> Option<u32> {
-        use unicode_normalization::UnicodeNormalization;
         if self.by_form.is_none() && name.is_ascii() {
             return None;
         }
@@ -68,10 +79,7 @@ impl Forms {
                 .map(|i| (names[i as usize].clone(), i))
                 .collect()
         });
-        let form: String = match name.is_ascii() {
-            true => name.to_owned(),
-            false => name.nfkc().collect(),
-        };
+        let form = printed(name).into_owned();
         match by_form.get(&form) {
             Some(&other) => Some(other),
             None => {

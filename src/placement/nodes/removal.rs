@@ -277,7 +277,7 @@ impl<'a> NodeRemoval<'a> {
         // Slots of a valid table, less a node that is not its only one.
         let table = table
             .expect("a valid table")
-            .keeping_domains(old)
+            .keeping_domains(old, None)
             .expect("the nodes of the old table");
         Ok(table.keeping_overrides(old))
     }

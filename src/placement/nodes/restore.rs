@@ -58,7 +58,10 @@ impl fmt::Display for RestoreError {
 impl std::error::Error for RestoreError {}
 
 /// `table` with its newest removal restored, served by `name` (by default
-/// the node that served it), and the slot restored.
+/// the node that served it), and the slot restored. In a zoned table, a
+/// `name` new to the table serves in the zone and rack of the node it
+/// replaces (a slot added when nothing is removed replaces none, so a new
+/// name there is refused: its line needs `zone=NAME`).
 pub fn restore(table: &NodeTable, name: Option<&str>) -> Result<(NodeTable, usize), RestoreError> {
     if table.weights().is_some() {
         return Err(RestoreError::Weighted);
@@ -71,14 +74,20 @@ pub fn restore(table: &NodeTable, name: Option<&str>) -> Result<(NodeTable, usiz
     let slot = memento
         .restore()
         .map_err(|_| RestoreError::Table(TableError::TooManySlots))? as usize;
+    // A new name for a restored slot serves in its old node's zone and
+    // rack: the replacement of a dead host.
+    let mut renamed = None;
     match (slot == names.len(), name) {
         (true, None) => return Err(RestoreError::NameNeeded { slot }),
         (true, Some(name)) => names.push(name),
-        (false, Some(name)) => names[slot] = name,
+        (false, Some(name)) => {
+            renamed = Some((name, names[slot]));
+            names[slot] = name;
+        }
         (false, None) => {}
     }
     let restored = NodeTable::with_memento(&names, memento)
-        .and_then(|t| t.keeping_domains(table))
+        .and_then(|t| t.keeping_domains(table, renamed))
         .map_err(RestoreError::Table)?;
     Ok((restored.keeping_overrides(table), slot))
 }
@@ -112,6 +121,23 @@ mod tests {
         assert!(matches!(
             restore(&twice, Some("x y")),
             Err(RestoreError::Table(TableError::BadName { line: 6, .. }))
+        ));
+        // A replacement in a zoned table serves in the zone (and rack) of
+        // the node it replaces, and only the slot's keys come back.
+        let zoned = NodeTable::parse("a zone=x\nb zone=y rack=r removed=1\nc zone=y\n").unwrap();
+        let (back, slot) = restore(&zoned, Some("b2")).unwrap();
+        assert_eq!(slot, 1);
+        assert_eq!(back.to_text(), "a zone=x\nb2 zone=y rack=r\nc zone=y\n");
+        for key in 0..keys {
+            let (before, after) = (zoned.node(key), back.node(key));
+            assert!(
+                before == after || after == "b2",
+                "{key}: {before} -> {after}"
+            );
+        }
+        assert!(matches!(
+            restore(&back, Some("d")),
+            Err(RestoreError::Table(TableError::BadZone { line: 4, .. }))
         ));
         let weighted = NodeTable::parse("a weight=2\nb\n").unwrap();
         assert_eq!(restore(&weighted, Some("c")), Err(RestoreError::Weighted));

@@ -363,13 +363,18 @@ impl NodeTable {
     }
 
     /// This table with the zones and racks of `from`'s nodes, each node
-    /// keeping its own; a node `from` lacks is refused, naming its line.
-    pub(super) fn keeping_domains(mut self, from: &NodeTable) -> Result<NodeTable, TableError> {
+    /// keeping its own; a node `from` lacks is refused, naming its line,
+    /// but for `renamed`'s `(new, old)`: the new node takes the old one's.
+    pub(super) fn keeping_domains(
+        mut self,
+        from: &NodeTable,
+        renamed: Option<(&str, &str)>,
+    ) -> Result<NodeTable, TableError> {
         let Some(domains) = &from.domains else {
             return Ok(self);
         };
         let first_line = |node: usize| self.node_slots(node)[0] as usize + 1;
-        let carried = domains.carried(&from.index, &self.names, first_line)?;
+        let carried = domains.carried(&from.index, &self.names, renamed, first_line)?;
         self.domains = Some(carried);
         Ok(self)
     }

@@ -197,6 +197,15 @@ impl Attributes {
                 .ok()
                 .filter(|w: &f64| w.is_finite() && *w >= 0.0)
                 .ok_or_else(|| bad("needs a finite weight of 0 or more"))?;
+            // A positive weight too small for a double reads as 0, which
+            // drains the node: only a weight written as 0 may.
+            let mantissa = value.split(['e', 'E']).next().unwrap_or(value);
+            if w == 0.0 && mantissa.chars().any(|c| ('1'..='9').contains(&c)) {
+                return Err(bad(
+                    "is a positive weight below the smallest a double holds (about 5e-324), \
+                     which would read as 0 and drain the node: write 0 to drain it",
+                ));
+            }
             self.weights.push((slot, w, line));
         }
         if let (Some(&(_, _, r)), Some(&(_, _, w))) = (self.removed.first(), self.weights.first()) {
@@ -453,6 +462,10 @@ mod tests {
             (
                 "a weight=NaN\nb\n",
                 "line 1: \"weight=NaN\" needs a finite weight",
+            ),
+            (
+                "a weight=1e-400\nb\n",
+                "line 1: \"weight=1e-400\" is a positive weight below the smallest",
             ),
             (
                 "a removed=1\nb weight=2\nc\n",

@@ -12,8 +12,10 @@ impl NodeTable {
     /// `zone` (which the table must have) and rack `rack`, its overrides
     /// kept. Fails with [`ZoneError::BadName`] for a name a slot line
     /// cannot hold as given (whitespace, a leading `+`, empty),
-    /// [`ZoneError::UnknownZone`], or [`ZoneError::Table`] for a name the
-    /// table refuses (one it has already).
+    /// [`ZoneError::UnknownZone`], [`ZoneError::Removals`] when the table
+    /// has removals (a slot appended beside them would move other keys),
+    /// or [`ZoneError::Table`] for a name the table refuses (one it has
+    /// already).
     ///
     /// ```
     /// use jumpshard::NodeTable;
@@ -24,6 +26,9 @@ impl NodeTable {
     /// assert!(table.with_node_added("c", "w", None).is_err());
     /// // Not a name: it would read as node `c` of weight 5.
     /// assert!(table.with_node_added("c weight=5", "x", None).is_err());
+    /// // Beside a removal, restore it instead.
+    /// let lost = NodeTable::parse("a zone=x\nb zone=y removed=1\nc zone=y\n")?;
+    /// assert!(lost.with_node_added("d", "x", None).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn with_node_added(
@@ -70,8 +75,9 @@ impl NodeTable {
     /// This zoned table with a new zone `zone` of `nodes` appended (racks
     /// none). Fails with [`ZoneError::BadName`] for a name a slot line
     /// cannot hold as given, [`ZoneError::ZoneExists`] when the zone exists
-    /// already or has no node, or [`ZoneError::Table`] for a node name the
-    /// table refuses.
+    /// already or has no node, [`ZoneError::Removals`] when the table has
+    /// removals, or [`ZoneError::Table`] for a node name the table
+    /// refuses.
     pub fn with_zone_added(&self, zone: &str, nodes: &[&str]) -> Result<NodeTable, ZoneError> {
         fit("zone", zone)?;
         for node in nodes {
@@ -96,8 +102,15 @@ impl NodeTable {
     }
 
     /// This table with slot `lines` appended after its slots (before its
-    /// override lines).
+    /// override lines), unless it has removals: a Memento grows only once
+    /// they are undone, and a slot appended beside them would change where
+    /// the removed slots' keys go.
     fn appended(&self, lines: &[String]) -> Result<NodeTable, ZoneError> {
+        if !self.removals().is_empty() {
+            return Err(ZoneError::Removals {
+                removed: self.removals().len(),
+            });
+        }
         let text = self.to_text();
         // `to_text` writes one line per slot, then the overrides.
         let mut rows: Vec<&str> = text.lines().collect();

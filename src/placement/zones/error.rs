@@ -53,6 +53,14 @@ pub enum ZoneError {
         /// Why it is refused.
         why: &'static str,
     },
+    /// A slot to append to a table that has removals: Memento's removals
+    /// hold last in, first out, so a slot appended beside them would move
+    /// keys between the other nodes. Restore them first (under new names,
+    /// if need be).
+    Removals {
+        /// The table's removals.
+        removed: usize,
+    },
     /// The changed table was refused (a node name taken or unfit).
     Table(TableError),
 }
@@ -84,6 +92,13 @@ impl fmt::Display for ZoneError {
                 "zone {zone:?} is in the table already, or is given no node"
             ),
             ZoneError::BadName { what, name, why } => write!(f, "{what} name {name:?} {why}"),
+            ZoneError::Removals { removed } => write!(
+                f,
+                "the table has {removed} removal{} (removed=K): a slot appended beside them \
+                 would move keys between the other nodes, since removals are undone last in, \
+                 first out; restore them first, under new names if the nodes are gone",
+                if *removed == 1 { "" } else { "s" }
+            ),
             ZoneError::Table(e) => e.fmt(f),
         }
     }

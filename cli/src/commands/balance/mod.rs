@@ -53,7 +53,7 @@ pub struct Args {
     #[arg(long)]
     no_header: bool,
     /// The node table whose nodes carry the load (its overrides are
-    /// replaced by the plan's).
+    /// replaced by the plan's; `-`: standard input).
     #[arg(long, value_name = "TABLE", required_unless_present = "buckets")]
     nodes: Option<PathBuf>,
     /// N buckets instead of a table: the table written names slot i `i`.

@@ -213,27 +213,13 @@ pub fn measured_kernels(all_divisions: bool) -> Vec<Kernel> {
             let divisions: Vec<Division> = if all_divisions {
                 k.divisions().to_vec()
             } else {
-                vec![forced_division(k).unwrap_or(k.division())]
+                vec![crate::commands::kernels::division_when_active(k)]
             };
             divisions
                 .into_iter()
                 .map(move |d| k.with_division(d).expect("one of its strategies"))
         })
         .collect()
-}
-
-/// The strategy `JUMPSHARD_DIVISION` forces on `kernel`, if it names one
-/// the kernel has. The library reads the variable once and applies it to
-/// the kernel the batch calls start with; the bench, which makes every
-/// kernel active in turn, applies it to each, so that the strategy it
-/// names is the one it times. (A strategy the kernel lacks is reported by
-/// the library on first use.)
-fn forced_division(kernel: Kernel) -> Option<Division> {
-    let name = jumpshard::kernel_selection()
-        .division_requested
-        .as_deref()?;
-    let division = Division::by_name(name).ok()?;
-    kernel.divisions().contains(&division).then_some(division)
 }
 
 /// How many times Figure 1's loop body runs over `keys` at `n`: the work
@@ -312,8 +298,10 @@ pub fn machine_line() -> String {
 fn print_table(out: &mut Stdout, rows: &[Row], keys: usize, repeat: u32) -> Result<(), String> {
     writeln!(
         out,
-        "jumpshard bench: {} random keys, 1 thread, fastest call of {KERNEL_CALL} keys (Figure 1: slice of {REFERENCE_SLICE}) over {} repetitions, {}",
+        "jumpshard bench: {} random keys, 1 thread, fastest call of {} keys (Figure 1: slice of {}) over {} repetitions, {}",
         keys,
+        keys.min(KERNEL_CALL),
+        keys.min(REFERENCE_SLICE),
         repeat,
         std::env::consts::ARCH
     )?;

@@ -54,7 +54,8 @@ use crate::report::fraction::fraction;
     --write-table nodes-new.txt --json")]
 pub struct Args {
     /// The current node table: one node name per line, line i+1 serving
-    /// bucket i (`+NAME` repeats a node on purpose).
+    /// bucket i (`+NAME` repeats a node on purpose). `-` is standard input
+    /// (then not the keys').
     #[arg(long, visible_alias = "nodes", value_name = "OLD")]
     from_nodes: PathBuf,
     /// The node to take out of service.
@@ -137,6 +138,10 @@ pub fn run(args: &Args) -> Result<(), String> {
         check_fixed("--plot", path, "svg")?;
     }
     let report_to = ReportTo::open(outputs.iter().any(|(_, p)| p.is_some_and(is_stdout)))?;
+    node_tables::one_on_stdin(&[
+        ("--from-nodes", node_tables::is_stdin(&args.from_nodes)),
+        ("the keys", args.input.reads_stdin()),
+    ])?;
     let old = node_tables::read("--from-nodes", &args.from_nodes)?;
     let node = args.node.as_str();
     let file = args.from_nodes.display();

@@ -25,7 +25,7 @@ pub struct Args {
     #[arg(
         long,
         allow_negative_numbers = true,
-        required_unless_present = "from_nodes",
+        required_unless_present_any = ["from_nodes", "to_nodes"],
         value_parser = limits::bucket_count
     )]
     pub from: Option<i64>,
@@ -33,13 +33,14 @@ pub struct Args {
     #[arg(
         long,
         allow_negative_numbers = true,
-        required_unless_present = "to_nodes",
+        required_unless_present_any = ["to_nodes", "from_nodes"],
         value_parser = limits::bucket_count
     )]
     pub to: Option<i64>,
     /// The current node table instead of --from: a file with one node
     /// name per line, line i+1 serving bucket i (`+NAME` repeats a node on
-    /// purpose); moves then name nodes.
+    /// purpose); moves then name nodes. `-` is standard input (then not
+    /// the keys' nor the other table's).
     #[arg(
         long,
         visible_alias = "nodes",
@@ -48,7 +49,7 @@ pub struct Args {
         conflicts_with_all = ["from", "to"]
     )]
     pub from_nodes: Option<PathBuf>,
-    /// The new node table (with --from-nodes).
+    /// The new node table (with --from-nodes; `-`: standard input).
     #[arg(long, value_name = "NEW", requires = "from_nodes", conflicts_with_all = ["from", "to"])]
     pub to_nodes: Option<PathBuf>,
     #[command(flatten)]

@@ -26,6 +26,11 @@ use crate::report::{change_plot, change_summary::ChangeSummary};
 
 /// Runs `reshard --from-nodes OLD --to-nodes NEW`.
 pub fn run(args: &Args, old_path: &Path, new_path: &Path) -> Result<(), String> {
+    node_tables::one_on_stdin(&[
+        ("--from-nodes", node_tables::is_stdin(old_path)),
+        ("--to-nodes", node_tables::is_stdin(new_path)),
+        ("the keys", args.input.reads_stdin()),
+    ])?;
     let old = node_tables::read("--from-nodes", old_path)?;
     let new = node_tables::read("--to-nodes", new_path)?;
     let change = match args.replicas {

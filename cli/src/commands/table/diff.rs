@@ -116,15 +116,22 @@ fn domain_differences(a: &NodeTable, b: &NodeTable, lines: &mut Vec<String>) {
         let Some(j) = b.node_index(name) else {
             continue;
         };
+        // The line of the node's first slot in the second table, where
+        // its zone and rack are read.
+        let line = b.slots_of(name)[0] + 1;
         let (za, zb) = (a.zone_of(i), b.zone_of(j));
         if za != zb {
             let (za, zb) = (za.unwrap_or("-"), zb.unwrap_or("-"));
-            lines.push(format!("node {name}'s zone changed, {za} -> {zb}"));
+            lines.push(format!(
+                "line {line}: node {name}'s zone changed, {za} -> {zb}"
+            ));
         }
         let (ra, rb) = (a.rack_of(i), b.rack_of(j));
         if ra != rb {
             let (ra, rb) = (ra.unwrap_or("-"), rb.unwrap_or("-"));
-            lines.push(format!("node {name}'s rack changed, {ra} -> {rb}"));
+            lines.push(format!(
+                "line {line}: node {name}'s rack changed, {ra} -> {rb}"
+            ));
         }
     }
 }
@@ -245,10 +252,11 @@ mod tests {
         )
         .is_empty());
         assert_eq!(
-            diff("a zone=x\nb zone=y\n", "a zone=y\nb zone=y rack=r\n"),
+            diff("a zone=x\nb zone=y\n", "b zone=y rack=r\na zone=y\n"),
             [
-                "node a's zone changed, x -> y",
-                "node b's rack changed, - -> r"
+                "lines 1 and 2: slots 0 and 1 swap nodes, a <-> b",
+                "line 2: node a's zone changed, x -> y",
+                "line 1: node b's rack changed, - -> r"
             ]
         );
         assert_eq!(

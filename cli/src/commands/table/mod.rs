@@ -62,7 +62,9 @@ pub enum Command {
     /// The node is appended as the last slot line, `NODE zone=ZONE` (and
     /// `rack=RACK`); the zone must be the table's. Zoned replica sets then
     /// move only onto the new node, save a key's primary moving inside its
-    /// zone; `reshard --replicas K` lists the moves.
+    /// zone; `reshard --replicas K` lists the moves. A table with removals
+    /// is refused (a slot appended beside them would move other keys):
+    /// restore them first, a new node with `restore --node NAME`.
     #[command(after_help = "Example:\n  \
         $ jumpshard table add-node zones.txt d1 --zone east --write-table zones-2.txt")]
     AddNode {
@@ -103,7 +105,8 @@ pub enum Command {
     /// Write a zoned table with a new zone of nodes appended.
     ///
     /// Each node becomes a slot line `NODE zone=ZONE`; a zone the table
-    /// has already is refused.
+    /// has already is refused, and so is a table with removals, as by
+    /// `add-node`.
     #[command(after_help = "Example:\n  \
         $ jumpshard table add-zone zones.txt north n1 n2 n3 --write-table zones-4.txt")]
     AddZone {
