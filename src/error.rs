@@ -217,10 +217,16 @@ impl fmt::Display for Error {
                 f,
                 "offset {offset} at index {index} is smaller than the offset {previous} before it"
             ),
+            Error::NotABucket { bucket, barray: 0 } => {
+                write!(
+                    f,
+                    "bucket {bucket} does not exist: the cluster has no bucket"
+                )
+            }
             Error::NotABucket { bucket, barray } => write!(
                 f,
                 "bucket {bucket} does not exist: the cluster has buckets 0 to {}",
-                *barray as u64 - 1
+                barray - 1
             ),
             Error::AlreadyRemoved { bucket } => write!(f, "bucket {bucket} is already removed"),
             Error::LastWorkingBucket { bucket } => write!(

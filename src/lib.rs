@@ -34,6 +34,7 @@
 //! kernels' [`Division`] strategy comes from a per-CPU table, overridden by
 //! `JUMPSHARD_DIVISION` or [`Kernel::with_division`].
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
@@ -48,11 +49,13 @@ pub mod placement;
 pub use placement::{memento, nodes, replicas, weights, zones};
 mod plan;
 #[cfg(feature = "reference")]
+#[cfg_attr(docsrs, doc(cfg(feature = "reference")))]
 pub mod reference;
 mod scratch;
 #[cfg(any(test, feature = "reference"))]
 mod splitmix;
 #[cfg(feature = "reference")]
+#[cfg_attr(docsrs, doc(cfg(feature = "reference")))]
 pub mod verify;
 
 /// The README's examples, run as doctests.
@@ -84,6 +87,7 @@ pub use nodes::{
     ChangeCounts, NodeMove, NodePlan, NodeTable, TableChange, TableError, TableFingerprint,
 };
 #[cfg(feature = "parallel")]
+#[cfg_attr(docsrs, doc(cfg(feature = "parallel")))]
 pub use parallel::batch_parallel;
 pub use plan::{DestinationCounts, Move, MovePlan, PlanScratch, Resize};
 

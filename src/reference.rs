@@ -79,14 +79,38 @@ pub fn xxh64(data: &[u8], seed: u64) -> u64 {
 }
 
 /// The removed buckets as the C++ reference takes them: `int32_t`, which
-/// every bucket below 2^31 - 1 fits.
-fn removed_i32(removed: &[u32]) -> Vec<i32> {
+/// every bucket below 2^31 - 1 fits. Panics unless they are a removal log
+/// the C++ can follow: `n >= 1`, each below `n`, none twice, and at least
+/// one bucket left working (with none, the lookup would take a remainder
+/// by 0, undefined in C++).
+fn removed_i32(n: i32, removed: &[u32]) -> Vec<i32> {
+    assert!(
+        n >= 1,
+        "a b-array of {n} buckets: the reference needs 1 or more"
+    );
+    let mut seen = std::collections::HashSet::with_capacity(removed.len());
+    for &b in removed {
+        assert!(
+            i64::from(b) < i64::from(n),
+            "bucket {b} removed from {n} buckets"
+        );
+        assert!(seen.insert(b), "bucket {b} removed twice");
+    }
+    assert!(
+        removed.len() < n as usize,
+        "every one of the {n} buckets removed: a Memento keeps one working"
+    );
     removed.iter().map(|&b| b as i32).collect()
 }
 
 /// The Memento bucket of the u64 `key` in a b-array of `n` buckets from
 /// which `removed` were removed in this order, following the plain chain
 /// of replacers (see [`crate::Memento`] for the computation).
+///
+/// # Panics
+/// Unless `n >= 1` and `removed` holds distinct buckets below `n`, leaving
+/// at least one working (what [`crate::Memento::from_removals`] refuses
+/// with an error).
 ///
 /// ```
 /// use jumpshard::{BucketCount, Memento};
@@ -100,15 +124,18 @@ fn removed_i32(removed: &[u32]) -> Vec<i32> {
 /// # Ok::<(), jumpshard::Error>(())
 /// ```
 pub fn memento(key: u64, n: i32, removed: &[u32]) -> i32 {
-    let removed = removed_i32(removed);
+    let removed = removed_i32(n, removed);
     // SAFETY: `removed` is a live vector of `removed.len()` elements, which
     // the C++ function only reads.
     unsafe { ffi::jumpshard_reference_memento(key, n, removed.as_ptr(), removed.len()) }
 }
 
 /// [`memento`] for a byte key, with the hashes of the authors' engine.
+///
+/// # Panics
+/// As [`memento`] does.
 pub fn memento_bytes(key: &[u8], n: i32, removed: &[u32]) -> i32 {
-    let removed = removed_i32(removed);
+    let removed = removed_i32(n, removed);
     // SAFETY: both pointers come from live slices of the lengths given,
     // which the C++ function only reads.
     unsafe {
@@ -119,5 +146,25 @@ pub fn memento_bytes(key: &[u8], n: i32, removed: &[u32]) -> i32 {
             removed.as_ptr(),
             removed.len(),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A log the C++ cannot follow panics in Rust instead of reaching it
+    /// (every bucket removed was a remainder by 0 there: SIGFPE).
+    #[test]
+    fn removal_logs_the_reference_cannot_follow_panic() {
+        for (n, removed) in [
+            (1, &[0u32][..]),
+            (2, &[0, 1]),
+            (3, &[5]),
+            (3, &[1, 1]),
+            (0, &[]),
+        ] {
+            let caught = std::panic::catch_unwind(|| super::memento(5, n, removed));
+            assert!(caught.is_err(), "n {n}, removed {removed:?}");
+        }
+        assert_eq!(super::memento(5, 1, &[]), 0);
     }
 }

@@ -350,3 +350,32 @@ fn remove_over_no_keys_weighs_expected_costs() {
         "{text}"
     );
 }
+
+/// `--choose` picks what `--plot` draws as well as what `--write-table`
+/// writes: either is enough.
+#[test]
+fn a_chosen_option_can_be_drawn_alone() {
+    let d = dir();
+    let old = table(d.path(), "old.txt", "a\nb\nc\nd\n");
+    let plot = d.path().join("p.svg");
+    let o = run(&[
+        "remove",
+        "--nodes",
+        path_str(&old),
+        "--node",
+        "b",
+        "--generate",
+        "1000",
+        "--choose",
+        "hole",
+        "--plot",
+        path_str(&plot),
+    ]);
+    assert_ok(&o);
+    assert!(
+        stdout(&o).contains("plot of hole written to"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(std::fs::read_to_string(&plot).unwrap().starts_with("<svg"));
+}

@@ -296,7 +296,15 @@ fn tables_read_from_standard_input() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).lines().skip(1).all(|l| l.ends_with(",d")));
     for args in [
-        vec!["reshard", "--from-nodes", "-", "--to-nodes", "-", "--generate", "9"],
+        vec![
+            "reshard",
+            "--from-nodes",
+            "-",
+            "--to-nodes",
+            "-",
+            "--generate",
+            "9",
+        ],
         vec!["assign", "--nodes", "-", "--key-format", "decimal"],
     ] {
         let o = run_with_stdin(&args, text.as_bytes());

@@ -225,6 +225,7 @@ impl Resize {
     /// # Ok::<(), jumpshard::Error>(())
     /// ```
     #[cfg(feature = "parallel")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "parallel")))]
     pub fn plan_parallel(
         self,
         keys: &[u64],
@@ -257,6 +258,7 @@ impl Resize {
     /// all. For callers that join the parts into buffers of their own, as
     /// the C ABI does, without the copy into one plan.
     #[cfg(feature = "parallel")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "parallel")))]
     pub fn plan_parts(
         self,
         keys: &[u64],

@@ -124,7 +124,7 @@ class NodeTable:
     def replicas(self, keys: Keys, k: int) -> npt.NDArray[np.int32]:
         """k slots of distinct working nodes per key, shape (len(keys), k),
         the first bucket(key) (one int key: a list of k); on a zoned table,
-        k live nodes in distinct zones, each as its node's first slot (the
+        k live nodes in distinct zones, each as its node's first working slot (the
         first bucket(key)'s node, not always its slot)."""
     @property
     def zones(self) -> List[str]:

@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use jumpshard::nodes::{restore, RestoreError};
+use jumpshard::nodes::{restore, RestoreError, TableError};
 
 use crate::node_tables;
 use crate::out::clash::{self, InputFiles};
@@ -59,6 +59,10 @@ pub fn run(args: &Args) -> Result<(), String> {
             "{file} has no removal to restore, so restoring adds slot {slot}: name its node with \
              --node NAME"
         ),
+        // The name's own fault, not a line of the table it would make.
+        RestoreError::Table(TableError::BadName { name, why, .. }) => {
+            format!("--node: node name {name:?} {why}")
+        }
         RestoreError::Table(e) => format!("--node: {e}"),
         other => format!("{file}: {other}"),
     })?;

@@ -18,7 +18,8 @@
 //! then placed in both tables (on the kernels, in batches, overrides
 //! applied) and compared, so the plan of a Memento removal, a restore, a
 //! weight change or new overrides lists exactly the keys whose node
-//! changes. Replica-set plans do not consult overrides.
+//! changes. Replica-set plans consult them as
+//! [`NodeTable::replicas_batch`] does: a pinned key's node first.
 //!
 //! ```
 //! use jumpshard::{NodePlan, NodeTable, TableChange};

@@ -61,7 +61,8 @@
 //! After the last slot line, a table may pin single keys to a node, one
 //! per line: `override KEY NODE`, the word, a key and a node named on a
 //! slot line above, separated by blanks (a comment may follow). KEY is
-//! the `u64` the table places (for byte keys, their XXH64 prehash): in
+//! the `u64` the table places (for byte keys, their XXH3-64 prehash,
+//! [`crate::bytes::prehash`]): in
 //! decimal (`0` to `18446744073709551615`) or as `0x` and 1 to 16
 //! hexadecimal digits in either case. A lookup ([`NodeTable::bucket`],
 //! [`NodeTable::batch`], [`NodeTable::node`], the first member of

@@ -58,6 +58,27 @@ impl Overrides {
     }
 }
 
+impl Overrides {
+    /// Replica sets of `keys` (`columns[j][i]` member `j` of key `i`'s,
+    /// column 0 the first members) with each pinned key's slot first:
+    /// swapped with its place in the set, or replacing the first member.
+    pub(super) fn pin_sets<C: AsMut<[u32]>>(&self, keys: &[u64], columns: &mut [C]) {
+        if self.slots.is_empty() {
+            return;
+        }
+        for (i, key) in keys.iter().enumerate() {
+            let Some(&pinned) = self.slots.get(key) else {
+                continue;
+            };
+            let first = columns[0].as_mut()[i];
+            if let Some(j) = (1..columns.len()).find(|&j| columns[j].as_mut()[i] == pinned) {
+                columns[j].as_mut()[i] = first;
+            }
+            columns[0].as_mut()[i] = pinned;
+        }
+    }
+}
+
 /// The override lines of a table file as read: (key, node name, line).
 #[derive(Default)]
 pub(super) struct Lines {

@@ -257,22 +257,7 @@ impl<'a> NodeRemoval<'a> {
                 })
             }
             Removal::Hole => NodeTable::new(slots.filter(|&n| n != self.node)),
-            Removal::Memento => {
-                let mut memento = old
-                    .memento()
-                    .cloned()
-                    .unwrap_or_else(|| crate::Memento::new(old.bucket_count()));
-                // From the last slot down, so that a node at the end of a
-                // table with nothing removed shrinks it rather than growing
-                // the log.
-                for &slot in self.slots.iter().rev() {
-                    memento
-                        .remove(slot as u32)
-                        .expect("a working slot of a node that is not the last");
-                }
-                let names: Vec<&str> = slots.take(memento.barray().get() as usize).collect();
-                NodeTable::with_memento(&names, memento)
-            }
+            Removal::Memento => return Ok(old.with_slots_removed([&self.slots[..]])),
         };
         // Slots of a valid table, less a node that is not its only one.
         let table = table
@@ -280,6 +265,42 @@ impl<'a> NodeRemoval<'a> {
             .keeping_domains(old, None)
             .expect("the nodes of the old table");
         Ok(table.keeping_overrides(old))
+    }
+}
+
+impl NodeTable {
+    /// This table with each group of `groups` (a node's working slots, in
+    /// table order) removed Memento-style, group after group, in one pass
+    /// over one Memento state: what removing each node in turn gives, at
+    /// the cost of one table however many nodes go. The slots must leave
+    /// a working one.
+    pub(crate) fn with_slots_removed<'s>(
+        &self,
+        groups: impl IntoIterator<Item = &'s [usize]>,
+    ) -> NodeTable {
+        let mut memento = self
+            .memento()
+            .cloned()
+            .unwrap_or_else(|| crate::Memento::new(self.bucket_count()));
+        for slots in groups {
+            // From a node's last slot down, so that a node at the end of a
+            // table with nothing removed shrinks it rather than growing
+            // the log.
+            for &slot in slots.iter().rev() {
+                memento
+                    .remove(slot as u32)
+                    .expect("a working slot, and not the last one");
+            }
+        }
+        let names: Vec<&str> = (0..memento.barray().get() as usize)
+            .map(|i| self.slot(i))
+            .collect();
+        // Slots of a valid table, less nodes that leave a working one.
+        let table = NodeTable::with_memento(&names, memento)
+            .expect("a valid table")
+            .keeping_domains(self, None)
+            .expect("the nodes of the old table");
+        table.keeping_overrides(self)
     }
 }
 

@@ -4,7 +4,7 @@
 //! only when every node serves one slot, and weights do not draw sets: both
 //! are refused. On a zoned table (slot lines with `zone=NAME`) the sets are
 //! the zoned ones of [`crate::zones`]: `k` distinct live nodes in distinct
-//! zones, each member given as its node's first slot.
+//! zones, each member given as its node's first working slot.
 //!
 //! ```
 //! use jumpshard::nodes::ReplicaError;
@@ -121,9 +121,9 @@ impl NodeTable {
     /// [`NodeTable::check_replicas`] does, or when a column's length
     /// differs from the keys'. On a zoned table the sets are
     /// [`crate::zones::ZonedReplicas::batch`]'s, each member node given as
-    /// its first slot: column 0 then names `batch`'s node, but a node of
-    /// several slots (`+NAME` lines) by its first slot, not the one the key
-    /// landed on.
+    /// its first working slot: column 0 then names `batch`'s node, but a
+    /// node of several slots (`+NAME` lines) by that slot, not always the
+    /// one the key landed on.
     pub fn replicas_batch(
         &self,
         keys: &[u64],
@@ -138,7 +138,9 @@ impl NodeTable {
                 other => ReplicaError::Zone(other),
             })?;
             for member in columns.iter_mut().flat_map(|c| c.iter_mut()) {
-                *member = self.node_slots(*member as usize)[0];
+                *member = self
+                    .live_slot(*member)
+                    .expect("a zoned set's members are live nodes");
             }
             return Ok(());
         }

@@ -224,9 +224,11 @@ impl NodeTable {
         self.memento().map_or(&[], Memento::removals)
     }
 
-    /// Whether slot `i` is removed.
+    /// Whether slot `i` is removed (false past the table's slots).
     pub fn is_removed(&self, i: usize) -> bool {
-        self.memento().is_some_and(|m| m.is_removed(i as u32))
+        let slot = u32::try_from(i);
+        self.memento()
+            .is_some_and(|m| slot.is_ok_and(|slot| m.is_removed(slot)))
     }
 
     /// Each slot's weight, when some slot has one.
@@ -394,26 +396,13 @@ impl NodeTable {
     }
 
     /// `columns` (replica sets of `keys`, column 0 the first members)
-    /// with each pinned key's slot first: swapped with its place in the
-    /// set, or replacing the first member.
+    /// with each pinned key's slot first ([`Overrides::pin_sets`]).
     pub(super) fn pin_replicas(&self, keys: &[u64], columns: &mut [&mut [u32]]) {
-        if self.overrides.slots.is_empty() {
-            return;
-        }
-        for (i, key) in keys.iter().enumerate() {
-            let Some(&pinned) = self.overrides.slots.get(key) else {
-                continue;
-            };
-            let first = columns[0][i];
-            if let Some(j) = (1..columns.len()).find(|&j| columns[j][i] == pinned) {
-                columns[j][i] = first;
-            }
-            columns[0][i] = pinned;
-        }
+        self.overrides.pin_sets(keys, columns);
     }
 
     /// The first working slot of node `node`.
-    fn live_slot(&self, node: u32) -> Option<u32> {
+    pub(super) fn live_slot(&self, node: u32) -> Option<u32> {
         self.node_slots(node as usize)
             .iter()
             .copied()

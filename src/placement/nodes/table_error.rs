@@ -101,7 +101,8 @@ impl fmt::Display for TableError {
             TableError::Empty => write!(f, "the table has no node"),
             TableError::EmptyName { line } => write!(
                 f,
-                "line {line}: empty line (every line names the node of one bucket)"
+                "line {line}: empty line, or blanks or a comment alone (every line names the \
+                 node of one bucket)"
             ),
             TableError::BadName { line, name, why } => {
                 write!(f, "line {line}: node name {name:?} {why}")

@@ -48,6 +48,12 @@ pub(super) fn read(text: &str) -> Result<Slots, TableError> {
             .find([' ', '\t'])
             .map_or(line.len(), |e| lead + e);
         let (first, rest) = line.split_at(end);
+        // A line of blanks (or a comment alone) names nothing: the empty
+        // line's error, not the blanks' as a name.
+        let first = match line.trim_matches([' ', '\t']).is_empty() {
+            true => "",
+            false => first,
+        };
         let fields = rest.split([' ', '\t']).filter(|f| !f.is_empty());
         // `override KEY NODE`: a node named `override` keeps its slot line
         // (`override`, `override weight=2`), since a key holds no `=`.
@@ -441,8 +447,12 @@ mod tests {
         assert_eq!(slots.slots.len(), 2);
         // An attribute glued to a `#` is still refused.
         assert!(read("a weight=2#x\nb\n").is_err());
-        // A line that is only a comment has no name.
-        assert!(read("a\n # b\n").is_err());
+        // A line that is only a comment has no name, blanks before it or
+        // not.
+        for text in ["a\n # b\n", "a\n   # b\n", "a\n \t \nb\n"] {
+            let e = read(text).err().expect("refused").to_string();
+            assert!(e.starts_with("line 2: empty line"), "{text:?}: {e}");
+        }
     }
 
     #[test]

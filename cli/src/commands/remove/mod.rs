@@ -75,9 +75,10 @@ pub struct Args {
     /// already has removals.
     #[arg(long)]
     memento: bool,
-    /// The option whose table --write-table writes (default: the
-    /// recommended one): swap, point:SURVIVOR, memento or hole.
-    #[arg(long, value_name = "OPTION", requires = "write_table")]
+    /// The option whose table --write-table writes and whose loads
+    /// --plot draws (default: the recommended one): swap, point:SURVIVOR,
+    /// memento or hole. Needs one of the two.
+    #[arg(long, value_name = "OPTION")]
     choose: Option<String>,
     /// Draw the chosen (or recommended) option's loads and transfers to
     /// this SVG file (`-`: standard output).
@@ -131,6 +132,13 @@ pub fn run(args: &Args) -> Result<(), String> {
         ("--write-table", args.write_table.as_deref()),
         ("--plot", args.plot.as_deref()),
     ];
+    if args.choose.is_some() && args.write_table.is_none() && args.plot.is_none() {
+        return Err(
+            "--choose picks the option that --write-table writes or --plot draws: give one of \
+             them (the report weighs every option anyway)"
+                .into(),
+        );
+    }
     if let Some(path) = &args.write_table {
         check_fixed("--write-table", path, "text")?;
     }

@@ -144,6 +144,11 @@ impl TableChange {
                         .expect("replica changes keep both placements");
                     sets(old, self.old_count(), chunk, old_columns);
                     sets(new, self.new_count(), chunk, new_columns);
+                    // The tables' own sets put a pinned key's node first.
+                    if let Some(pins) = &self.pins {
+                        pins.0.pin_sets(chunk, old_columns);
+                        pins.1.pin_sets(chunk, new_columns);
+                    }
                 }
             }
             let is_zoned = zoned.is_some();
@@ -276,5 +281,37 @@ mod tests {
             TableChange::with_replicas(&old, &weighted, 2).unwrap_err(),
             ReplicaError::Weighted
         );
+    }
+
+    /// With overrides, a plan's moves are exactly the members that differ
+    /// between the tables' own sets (`NodeTable::replicas_batch`), pinned
+    /// keys included.
+    #[test]
+    fn replica_plans_follow_the_tables_overrides() {
+        let old = NodeTable::parse("a\nb\nc\nd\ne\noverride 42 b\noverride 7 e\n").unwrap();
+        let new = NodeTable::parse("a\nb\nc\nd\ne\nf\noverride 42 c\noverride 9 a\n").unwrap();
+        let mut keys: Vec<u64> = (0..if cfg!(miri) { 30 } else { 3000u64 }).collect();
+        keys.push(42);
+        let k = 2;
+        let sets = |t: &NodeTable| {
+            let mut columns = vec![vec![0u32; keys.len()]; k];
+            let mut refs: Vec<&mut [u32]> = columns.iter_mut().map(|c| &mut c[..]).collect();
+            t.replicas_batch(&keys, &mut refs).unwrap();
+            columns
+        };
+        let (before, after) = (sets(&old), sets(&new));
+        let change = TableChange::with_replicas(&old, &new, k).unwrap();
+        let mut plan = NodePlan::new();
+        change.plan(&keys, 0, &mut plan, true);
+        let mut want = 0;
+        for i in 0..keys.len() {
+            let nodes = |t: &NodeTable, c: &[Vec<u32>]| -> Vec<String> {
+                c.iter().map(|c| t.slot(c[i] as usize).to_owned()).collect()
+            };
+            let (a, b) = (nodes(&old, &before), nodes(&new, &after));
+            want += a.iter().filter(|n| !b.contains(n)).count();
+        }
+        assert_eq!(plan.len(), want);
+        assert!(plan.moves().any(|m| keys[m.position as usize] == 42));
     }
 }
