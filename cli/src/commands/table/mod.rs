@@ -87,8 +87,10 @@ pub enum Command {
     /// Write a zoned table with every node of a zone removed.
     ///
     /// The zone's nodes are removed Memento-style (`removed=K`), in table
-    /// order; zoned replica sets then move only the members in that zone.
-    /// A zone that holds every live node is refused.
+    /// order (a node on the last slot while nothing is removed is dropped
+    /// instead: Memento's shrink, which needs no log); zoned replica sets
+    /// then move only the members in that zone. A zone that holds every
+    /// live node is refused.
     #[command(after_help = "Example:\n  \
         $ jumpshard table lose-zone zones.txt west --write-table zones-lost.txt")]
     LoseZone {
