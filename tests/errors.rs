@@ -113,3 +113,22 @@ fn parallel_length_mismatch_leaves_out_untouched() {
     );
     assert_eq!(out, [9, 9, 9]);
 }
+
+/// An error's text is whole for every value its fields can hold, an empty
+/// cluster's too.
+#[test]
+fn not_a_bucket_of_an_empty_cluster_says_so() {
+    let e = Error::NotABucket {
+        bucket: 3,
+        barray: 0,
+    };
+    assert_eq!(
+        e.to_string(),
+        "bucket 3 does not exist: the cluster has no bucket"
+    );
+    let e = Error::NotABucket {
+        bucket: 7,
+        barray: 5,
+    };
+    assert!(e.to_string().ends_with("buckets 0 to 4"), "{e}");
+}

@@ -364,3 +364,30 @@ fn bench_names_the_forced_division() {
         }
     }
 }
+
+/// `kernels` lists each kernel with the strategy `bench` times and batch
+/// calls would use on it: the forced one where it has it, even when the
+/// active kernel refuses it.
+#[test]
+fn kernels_list_the_forced_division_as_bench_times_it() {
+    let o = support::run_command(
+        support::command()
+            .arg("kernels")
+            .env("JUMPSHARD_KERNEL", "scalar")
+            .env("JUMPSHARD_DIVISION", "newton"),
+        &[],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = support::stdout(&o);
+    for k in jumpshard::Kernel::supported() {
+        let expected = match k.divisions().iter().any(|d| d.name() == "newton") {
+            true => "newton",
+            false => k.division().name(),
+        };
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(k.name()))
+            .unwrap_or_else(|| panic!("{} not listed:\n{text}", k.name()));
+        assert!(line.contains(&format!("{expected} division")), "{line}");
+    }
+}

@@ -315,3 +315,24 @@ fn tables_read_from_standard_input() {
     assert_fails(&o, &["--to-nodes"]);
     assert!(!stderr(&o).contains("--to <TO>"), "{}", stderr(&o));
 }
+
+/// A name `restore --node` cannot take is named as the option's value, not
+/// at a line of a table never written.
+#[test]
+fn restore_names_a_bad_node_name_as_given() {
+    let d = dir();
+    let t = table(d.path(), "t.txt", "a\nb removed=1\nc\n");
+    let out = d.path().join("new.txt");
+    let o = run(&[
+        "restore",
+        "--from-nodes",
+        path_str(&t),
+        "--node",
+        "x y",
+        "--write-table",
+        path_str(&out),
+    ]);
+    assert_fails(&o, &["--node: node name \"x y\" contains whitespace"]);
+    assert!(!stderr(&o).contains("line"), "{}", stderr(&o));
+    assert!(!out.exists());
+}

@@ -148,3 +148,25 @@ fn bad_arguments_are_refused_by_type() {
     let weighted = NodeTable::parse("a zone=x weight=2\nb zone=y\n").unwrap();
     assert_eq!(weighted.zoned_replicas().unwrap_err(), ZoneError::Weighted);
 }
+
+/// A zoned member whose node serves several slots is that node's first
+/// working slot, never a removed one, and names `batch`'s node first.
+#[test]
+fn members_are_first_working_slots() {
+    let t =
+        NodeTable::parse("a zone=x removed=1\nb zone=y\n+a zone=x\nc zone=z\nd zone=y\n").unwrap();
+    let keys: Vec<u64> = (0..2000).map(mix).collect();
+    let mut first = vec![0u32; keys.len()];
+    let mut second = vec![0u32; keys.len()];
+    t.replicas_batch(&keys, &mut [&mut first, &mut second])
+        .unwrap();
+    let mut batch = vec![0u32; keys.len()];
+    t.batch(&keys, &mut batch).unwrap();
+    for i in 0..keys.len() {
+        for &m in [first[i], second[i]].iter() {
+            assert!(!t.is_removed(m as usize), "key {}: slot {m}", keys[i]);
+        }
+        assert_eq!(t.slot(first[i] as usize), t.slot(batch[i] as usize));
+    }
+    assert!(first.contains(&2), "some key's first member is node a");
+}

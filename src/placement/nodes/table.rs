@@ -489,6 +489,8 @@ mod tests {
         let table = NodeTable::parse(text).unwrap();
         assert_eq!(table.removals(), [3, 1]);
         assert!(table.is_removed(1) && !table.is_removed(0));
+        // Past the table, even at an index that is 1 modulo 2^32.
+        assert!(!table.is_removed(5) && !table.is_removed((1usize << 32) | 1));
         assert!(!table.is_live(table.node_index("b").unwrap()));
         assert_eq!(table.to_text(), text);
         let marked = NodeTable::parse(&format!("\u{FEFF}{text}")).unwrap();
