@@ -1286,9 +1286,9 @@ jumpshard_status jumpshard_table_fingerprint(const struct jumpshard_table *table
  * is `jumpshard_table_batch`'s result (the Rust API's
  * `NodeTable::replicas_batch`, bit for bit). On a zoned table the sets are
  * the zoned ones: `k` distinct live nodes in distinct zones whenever `k`
- * zones have live nodes, each member given as its node's first working slot
- * (`jumpshard_table_slot_name` names it, `jumpshard_table_zone_name` its
- * zone), so column 0 names `jumpshard_table_batch`'s node but, for a node
+ * zones have live nodes, each member given as its node's first working
+ * slot (`jumpshard_table_slot_name` names it, `jumpshard_table_zone_name`
+ * its zone), so column 0 names `jumpshard_table_batch`'s node but, for a node
  * of several slots (`+NAME` lines), not always its slot; otherwise `k`
  * distinct working slots of distinct nodes.
  *

@@ -172,7 +172,11 @@ impl InputArgs {
         if self.generate.is_some() {
             return files;
         }
-        match self.input.as_deref().filter(|p| p.as_os_str() != "-") {
+        match self
+            .input
+            .as_deref()
+            .filter(|p| !crate::node_tables::is_stdin(p))
+        {
             Some(path) => match std::fs::metadata(path) {
                 Ok(meta) if meta.is_dir() => files.add_dataset(path),
                 Ok(meta) => files.add(format!("the input file {}", path.display()), &meta),

@@ -47,7 +47,7 @@ pub fn read_file(path: &Path) -> Result<NodeTable, String> {
 
 /// The table in the file at `path`, `-` being standard input.
 pub fn read_or_stdin(path: &Path) -> Result<NodeTable, String> {
-    if path.as_os_str() != "-" {
+    if !is_stdin(path) {
         return read_file(path);
     }
     let mut bytes = Vec::new();

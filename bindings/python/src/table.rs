@@ -90,9 +90,9 @@ impl NodeTable {
     /// two slots or `k` outside 1 to the working nodes raise ValueError. On
     /// a zoned table (`zone=NAME` lines) the sets are the zoned ones: `k`
     /// distinct live nodes in distinct zones whenever `k` zones have live
-    /// nodes, each member as its node's first working slot (`k` from 1 to the live
-    /// nodes; a node may serve several slots, and the first member is then
-    /// `bucket(key)`'s node, not always its slot).
+    /// nodes, each member as its node's first working slot (`k` from 1 to
+    /// the live nodes; a node may serve several slots, and the first member
+    /// is then `bucket(key)`'s node, not always its slot).
     fn replicas<'py>(
         &self,
         keys: &Bound<'py, PyAny>,

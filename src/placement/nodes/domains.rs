@@ -5,6 +5,7 @@
 //! names. The walk that places replica sets across them is
 //! [`crate::zones`]'.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use super::names::{name_problem, printed};
@@ -38,10 +39,10 @@ impl Domains {
     /// line: a line without a zone in a zoned table, a rack without a
     /// zone, an unfit zone or rack name, one that prints like another
     /// (of its zone, for a rack), and a node whose slots disagree.
-    pub(super) fn read<'a>(
+    pub(super) fn read(
         nodes: usize,
         slots: &[u32],
-        lines: &'a [LineDomain],
+        lines: &[LineDomain],
     ) -> Result<Option<Domains>, TableError> {
         let bad = |line: usize, why: String| TableError::BadZone { line, why };
         if let Some(i) = lines
@@ -64,10 +65,8 @@ impl Domains {
         };
         let mut zone_index: HashMap<&str, u32> = HashMap::new();
         let mut rack_index: HashMap<(u32, &str), u32> = HashMap::new();
-        // Each zone's and each zone's racks' printed forms, with the name
-        // and line that first gave them: two spellings that print alike
-        // (`z1` and `ｚ1`) would be two domains that reports call one.
-        let mut printed_as: HashMap<(Option<u32>, String), (&str, usize)> = HashMap::new();
+        // The printed forms of the zones, and of each zone's racks.
+        let mut printed_as = PrintedAs::new();
         // The line of each node's first slot, for the message of a repeat
         // that disagrees.
         let mut first_line = vec![0usize; nodes];
@@ -85,32 +84,18 @@ impl Domains {
                     return Err(bad(number, format!("{what} name {name:?} {why}")));
                 }
             }
-            let mut alike = |what: &str, within: Option<u32>, name: &'a str| {
-                let form = printed(name).into_owned();
-                match printed_as.get(&(within, form.clone())) {
-                    Some(&(other, other_line)) if other != name => Err(bad(
-                        number,
-                        format!(
-                            "{what} name {name:?} prints like {other:?} of line {other_line} \
-                             (both are the same text once Unicode-normalised, NFKC), so \
-                             reports could not tell the two apart: spell one {what} one way"
-                        ),
-                    )),
-                    Some(_) => Ok(()),
-                    None => {
-                        printed_as.insert((within, form), (name, number));
-                        Ok(())
-                    }
-                }
-            };
-            alike("zone", None, zone)?;
+            if !zone_index.contains_key(zone) {
+                unlike(&mut printed_as, "zone", None, zone, number)?;
+            }
             let next = domains.zones.len() as u32;
             let z = *zone_index.entry(zone).or_insert_with(|| {
                 domains.zones.push(zone.to_owned());
                 next
             });
             if let Some(rack) = line.rack.as_deref() {
-                alike("rack", Some(z), rack)?;
+                if !rack_index.contains_key(&(z, rack)) {
+                    unlike(&mut printed_as, "rack", Some(z), rack, number)?;
+                }
             }
             let r = line.rack.as_deref().map(|rack| {
                 let next = domains.racks.len() as u32;
@@ -189,6 +174,39 @@ impl Domains {
         }
         let slots: Vec<u32> = (0..names.len() as u32).collect();
         Ok(Domains::read(names.len(), &slots, &lines)?.expect("every line names a zone"))
+    }
+}
+
+/// The printed form ([`printed`]) of each zone (`None`) and of each
+/// zone's racks (`Some(zone)`) so far, with the name and line that gave it.
+type PrintedAs<'a> = HashMap<(Option<u32>, String), (&'a str, usize)>;
+
+/// Records `name`, a `what` (zone, or rack of zone `within`) new to the
+/// table on line `line`; refused when one read before prints alike (`z1`
+/// and `ｚ1`): two domains that every report would call one.
+fn unlike<'a>(
+    printed_as: &mut PrintedAs<'a>,
+    what: &str,
+    within: Option<u32>,
+    name: &'a str,
+    line: usize,
+) -> Result<(), TableError> {
+    match printed_as.entry((within, printed(name).into_owned())) {
+        Entry::Occupied(seen) => {
+            let (other, other_line) = *seen.get();
+            Err(TableError::BadZone {
+                line,
+                why: format!(
+                    "{what} name {name:?} prints like {other:?} of line {other_line} (both are \
+                     the same text once Unicode-normalised, NFKC), so reports could not tell \
+                     the two apart: spell one {what} one way"
+                ),
+            })
+        }
+        Entry::Vacant(new) => {
+            new.insert((name, line));
+            Ok(())
+        }
     }
 }
 

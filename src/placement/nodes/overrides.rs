@@ -56,9 +56,7 @@ impl Overrides {
             }
         }
     }
-}
 
-impl Overrides {
     /// Replica sets of `keys` (`columns[j][i]` member `j` of key `i`'s,
     /// column 0 the first members) with each pinned key's slot first:
     /// swapped with its place in the set, or replacing the first member.

@@ -64,10 +64,10 @@ impl NodeTable {
         // Each live node of the zone, in table order, removed as
         // `NodeRemoval`'s Memento option removes one: in one pass, since a
         // table rebuilt per node cost time quadratic in the table.
-        let groups: Vec<Vec<usize>> = (0..self.nodes().len())
-            .filter(|&n| self.zone_of(n) == Some(zone) && self.is_live(n))
-            .map(|n| {
-                let mut slots = self.slots_of(&self.nodes()[n]);
+        let groups: Vec<Vec<usize>> = (self.nodes().iter().enumerate())
+            .filter(|&(n, _)| self.zone_of(n) == Some(zone) && self.is_live(n))
+            .map(|(_, name)| {
+                let mut slots = self.slots_of(name);
                 slots.retain(|&s| !self.is_removed(s));
                 slots
             })
