@@ -107,23 +107,17 @@ pub fn render(
     let news: Vec<&str> = s.load_after.iter().map(|(k, _)| k.as_str()).collect();
     let mut sent: BTreeMap<&str, u64> = BTreeMap::new();
     let mut received: BTreeMap<&str, u64> = BTreeMap::new();
-    for (from, tos) in &s.transfers {
-        for (to, &n) in tos {
-            *sent.entry(from.as_str()).or_default() += n;
-            *received.entry(to.as_str()).or_default() += n;
-        }
+    let name = |i: u32| s.names[i as usize].as_str();
+    for &(from, to, n) in &s.transfers {
+        *sent.entry(name(from)).or_default() += n;
+        *received.entry(name(to)).or_default() += n;
     }
     let rows = Axis::new(&olds, &sent);
     let columns = Axis::new(&news, &received);
     let mut matrix = vec![vec![0u64; columns.labels.len()]; rows.labels.len()];
-    for (from, tos) in &s.transfers {
-        for (to, &n) in tos {
-            if let (Some(&r), Some(&c)) = (
-                rows.index.get(from.as_str()),
-                columns.index.get(to.as_str()),
-            ) {
-                matrix[r][c] += n;
-            }
+    for &(from, to, n) in &s.transfers {
+        if let (Some(&r), Some(&c)) = (rows.index.get(name(from)), columns.index.get(name(to))) {
+            matrix[r][c] += n;
         }
     }
     let numbered =

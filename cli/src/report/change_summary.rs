@@ -8,8 +8,10 @@
 //! every node up to [`TOP`] nodes, and beyond that for the (up to) [`TOP`]
 //! whose load changes most, with the rest aggregated too.
 
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::sync::Arc;
 
 use jumpshard::{ChangeCounts, TableChange};
 use serde::ser::{SerializeMap, SerializeStruct};
@@ -35,8 +37,13 @@ pub struct ChangeSummary {
     pub moved_fraction: f64,
     /// Keys whose bucket number changes, moving or not.
     pub bucket_changes: u64,
-    /// From node, to node, keys.
-    pub transfers: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Every pair of nodes with a move, (from, to, keys) as indices into
+    /// `names`: the [`TOP`] largest first, in order (ties by the names),
+    /// the rest after them in no order. A change of a big table spreads
+    /// its movers over millions of pairs, so they are not named one by one.
+    pub transfers: Vec<(u32, u32, u64)>,
+    /// The names of the nodes the transfers count.
+    pub names: Arc<[String]>,
     /// Keys per node of the old table, in table order.
     pub load_before: Vec<(String, u64)>,
     /// Keys per node of the new table, in table order.
@@ -74,13 +81,12 @@ pub struct Loads<'a> {
 impl ChangeSummary {
     pub fn new(change: &TableChange, counts: &ChangeCounts) -> ChangeSummary {
         let nodes = change.nodes();
-        let mut transfers: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
-        for ((from, to), n) in counts.transfers() {
-            transfers
-                .entry(nodes[from as usize].clone())
-                .or_default()
-                .insert(nodes[to as usize].clone(), n);
-        }
+        let names: Arc<[String]> = nodes.into();
+        let mut transfers: Vec<(u32, u32, u64)> = counts
+            .transfers_unordered()
+            .map(|((from, to), n)| (from, to, n))
+            .collect();
+        largest_first(&mut transfers, &names);
         let loads = |loads: &[u64], present: &dyn Fn(usize) -> bool| {
             (0..nodes.len())
                 .filter(|&i| present(i))
@@ -98,6 +104,7 @@ impl ChangeSummary {
             ),
             bucket_changes: counts.bucket_changes(),
             transfers,
+            names,
             load_before: loads(counts.load_before(), &|i| change.in_old(i)),
             load_after: loads(counts.load_after(), &|i| change.in_new(i)),
             max_over_mean_before: counts.max_over_mean_before(),
@@ -105,26 +112,12 @@ impl ChangeSummary {
         }
     }
 
-    /// The transfers as (from, to, keys), largest first.
-    pub fn transfer_list(&self) -> Vec<(&str, &str, u64)> {
-        let mut list: Vec<_> = self
-            .transfers
-            .iter()
-            .flat_map(|(from, tos)| {
-                tos.iter()
-                    .map(move |(to, &n)| (from.as_str(), to.as_str(), n))
-            })
-            .collect();
-        list.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)).then(a.1.cmp(b.1)));
-        list
-    }
-
     /// The [`TOP`] largest transfers and the rest.
     pub fn top_transfers(&self) -> Transfers<'_> {
-        let mut top = self.transfer_list();
-        let rest = top.split_off(top.len().min(TOP));
+        let (top, rest) = self.transfers.split_at(self.transfers.len().min(TOP));
+        let name = |i: u32| self.names[i as usize].as_str();
         Transfers {
-            top,
+            top: top.iter().map(|&(f, t, n)| (name(f), name(t), n)).collect(),
             rest_pairs: rest.len(),
             rest_keys: rest.iter().map(|t| t.2).sum(),
         }
@@ -300,6 +293,23 @@ impl Serialize for ChangeSummary {
         out.serialize_field("max_over_mean_after", &self.max_over_mean_after)?;
         out.end()
     }
+}
+
+/// Puts the [`TOP`] largest of `transfers` first, in order: most keys
+/// first, then by the names of the nodes from and to. A selection, then a
+/// sort of the few selected, in time linear in the pairs.
+pub fn largest_first(transfers: &mut [(u32, u32, u64)], names: &[String]) {
+    let name = |i: u32| names[i as usize].as_str();
+    let order = |a: &(u32, u32, u64), b: &(u32, u32, u64)| -> Ordering {
+        b.2.cmp(&a.2)
+            .then_with(|| name(a.0).cmp(name(b.0)))
+            .then_with(|| name(a.1).cmp(name(b.1)))
+    };
+    if transfers.len() > TOP {
+        transfers.select_nth_unstable_by(TOP, order);
+    }
+    let top = transfers.len().min(TOP);
+    transfers[..top].sort_unstable_by(order);
 }
 
 /// A few named counts, as a JSON object.

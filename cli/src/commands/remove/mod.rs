@@ -435,7 +435,7 @@ fn write_text(out: &mut Vec<u8>, r: &Report) -> std::io::Result<()> {
     }
     writeln!(out, "recommended {}", r.reason)?;
     writeln!(out, "transfers of {} (from -> to: keys):", r.chosen)?;
-    for (from, to, n) in r.chosen_summary.transfer_list().iter().take(16) {
+    for (from, to, n) in r.chosen_summary.top_transfers().top.iter().take(16) {
         writeln!(out, "  {from} -> {to}: {n}")?;
     }
     if let Some(path) = &r.written_table {

@@ -3,7 +3,7 @@
 //! from the loads before, in O(1) per survivor: a table of N nodes has
 //! N - 1 such options.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use crate::report::change_summary::ChangeSummary;
 use crate::report::fraction::fraction;
@@ -25,13 +25,11 @@ pub(super) fn point_summary(base: &ChangeSummary, node: &str, survivor: &str) ->
         .map(|(n, l)| (n.clone(), if n == survivor { l + moved } else { *l }))
         .collect();
     let max = load_after.iter().map(|l| l.1).max().unwrap_or(0);
-    let mut transfers = BTreeMap::new();
-    if moved > 0 {
-        transfers.insert(
-            node.to_owned(),
-            BTreeMap::from([(survivor.to_owned(), moved)]),
-        );
-    }
+    let index = |name: &str| base.names.iter().position(|n| n == name);
+    let transfers = match (index(node), index(survivor)) {
+        (Some(from), Some(to)) if moved > 0 => vec![(from as u32, to as u32, moved)],
+        _ => Vec::new(),
+    };
     ChangeSummary {
         keys: base.keys,
         replicas: base.replicas,
@@ -39,6 +37,7 @@ pub(super) fn point_summary(base: &ChangeSummary, node: &str, survivor: &str) ->
         moved_fraction: fraction(moved, base.keys),
         bucket_changes: 0,
         transfers,
+        names: base.names.clone(),
         load_before: base.load_before.clone(),
         max_over_mean_after: match base.keys {
             0 => 1.0,
