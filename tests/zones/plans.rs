@@ -170,3 +170,14 @@ fn members_are_first_working_slots() {
     }
     assert!(first.contains(&2), "some key's first member is node a");
 }
+
+/// A weighted zoned table holds no removals, so losing a zone would have
+/// dropped every weight and moved keys between the other nodes: refused,
+/// the table unchanged, with the way to drain the zone instead.
+#[test]
+fn a_weighted_table_does_not_lose_a_zone() {
+    let table = NodeTable::parse("a zone=A weight=2\nb zone=B weight=0.5\nc zone=A\n").unwrap();
+    let err = table.with_zone_lost("B").unwrap_err();
+    assert_eq!(err, ZoneError::Weighted);
+    assert!(err.to_string().contains("weight=0"), "{err}");
+}

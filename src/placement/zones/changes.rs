@@ -52,10 +52,15 @@ impl NodeTable {
 
     /// This zoned table with every node of zone `zone` removed,
     /// Memento-style, in table order. Fails with
-    /// [`ZoneError::UnknownZone`], or [`ZoneError::LastZone`] when the
-    /// zone holds every live node.
+    /// [`ZoneError::UnknownZone`], [`ZoneError::LastZone`] when the
+    /// zone holds every live node, or [`ZoneError::Weighted`] on a
+    /// weighted table, which holds no removals: its zone is drained by
+    /// giving the zone's nodes `weight=0`.
     pub fn with_zone_lost(&self, zone: &str) -> Result<NodeTable, ZoneError> {
         self.known_zone(zone)?;
+        if self.weights().is_some() {
+            return Err(ZoneError::Weighted);
+        }
         let live_elsewhere =
             (0..self.nodes().len()).any(|n| self.is_live(n) && self.zone_of(n) != Some(zone));
         if !live_elsewhere {

@@ -11,7 +11,8 @@ use crate::nodes::TableError;
 pub enum ZoneError {
     /// The table names no zone (`zone=NAME` on its slot lines).
     NotZoned,
-    /// The table has weights, which zoned sets are not drawn with.
+    /// The table has weights, which zoned sets are not drawn with, and
+    /// which a lost zone's removals would drop.
     Weighted,
     /// `k` is 0 or above the table's live nodes.
     TooManyReplicas {
@@ -71,9 +72,10 @@ impl fmt::Display for ZoneError {
             ZoneError::NotZoned => f.write_str(
                 "the table names no zone: zoned replica sets need zone=NAME on every slot line",
             ),
-            ZoneError::Weighted => {
-                f.write_str("the table has weights; zoned replica sets are drawn without them")
-            }
+            ZoneError::Weighted => f.write_str(
+                "the table has weights: zoned replica sets are drawn without them, and a zone \
+                 is lost from a weighted table by giving its nodes weight=0",
+            ),
             ZoneError::TooManyReplicas { replicas, live } => write!(
                 f,
                 "{replicas} replicas: a zoned set holds 1 to {} distinct live nodes here",
