@@ -9,14 +9,16 @@ fn xxh64(key: u64, seed: u64) -> u64 {
     xxhash_rust::xxh64::xxh64(&key.to_le_bytes(), seed)
 }
 
-/// A zone or a rack: its id, its nodes in table order, their Memento.
+/// A zone: its id, its nodes in table order, their Memento, and each
+/// node's rack: its rack's name, or its own name for a node without one
+/// (kept apart from rack names by the flag).
 struct Group {
     id: u64,
     nodes: Vec<usize>,
-    live: usize,
+    live: Vec<bool>,
     memento: Option<Memento>,
-    /// Racks, when this is a zone whose nodes name any.
-    racks: Vec<Group>,
+    racks: Vec<(bool, String)>,
+    names: Vec<String>,
 }
 
 fn group(table: &NodeTable, id: u64, nodes: Vec<usize>) -> Group {
@@ -34,8 +36,7 @@ fn group(table: &NodeTable, id: u64, nodes: Vec<usize>) -> Group {
         died.push((last, position));
     }
     died.sort();
-    let live = nodes.len() - died.len();
-    let memento = if live == 0 {
+    let memento = if died.len() == nodes.len() {
         None
     } else {
         let mut m = Memento::new(BucketCount::new(nodes.len() as u32).unwrap());
@@ -46,14 +47,20 @@ fn group(table: &NodeTable, id: u64, nodes: Vec<usize>) -> Group {
     };
     Group {
         id,
+        live: nodes.iter().map(|&n| table.is_live(n)).collect(),
+        racks: (nodes.iter())
+            .map(|&n| match table.rack_of(n) {
+                Some(rack) => (true, rack.to_string()),
+                None => (false, table.nodes()[n].clone()),
+            })
+            .collect(),
+        names: nodes.iter().map(|&n| table.nodes()[n].clone()).collect(),
         nodes,
-        live,
         memento,
-        racks: Vec::new(),
     }
 }
 
-/// The zones of `table` with their racks.
+/// The zones of `table`.
 fn zones(table: &NodeTable) -> Vec<Group> {
     let mut out = Vec::new();
     for zone in table.zones() {
@@ -61,26 +68,7 @@ fn zones(table: &NodeTable) -> Vec<Group> {
         let nodes: Vec<usize> = (0..table.nodes().len())
             .filter(|&n| table.zone_of(n) == Some(zone.as_str()))
             .collect();
-        let mut g = group(table, zone_id, nodes.clone());
-        if nodes.iter().any(|&n| table.rack_of(n).is_some()) {
-            let mut names: Vec<String> = Vec::new();
-            for &n in &nodes {
-                let name = table.rack_of(n).unwrap_or(&table.nodes()[n]).to_string();
-                if !names.contains(&name) {
-                    names.push(name);
-                }
-            }
-            for name in names {
-                let members: Vec<usize> = nodes
-                    .iter()
-                    .copied()
-                    .filter(|&n| table.rack_of(n).unwrap_or(&table.nodes()[n]) == name)
-                    .collect();
-                let id = xxhash_rust::xxh64::xxh64(name.as_bytes(), zone_id);
-                g.racks.push(group(table, id, members));
-            }
-        }
-        out.push(g);
+        out.push(group(table, zone_id, nodes));
     }
     out
 }
@@ -95,7 +83,7 @@ fn walk(
     k: usize,
 ) -> Vec<usize> {
     let mut others: Vec<usize> = (0..groups.len())
-        .filter(|&g| groups[g].live > 0 && Some(g) != primary.map(|p| p.0))
+        .filter(|&g| live(&groups[g]) > 0 && Some(g) != primary.map(|p| p.0))
         .collect();
     others.sort_by(|&a, &b| {
         let sa = (xxh64(key, groups[a].id), groups[a].id);
@@ -111,7 +99,7 @@ fn walk(
     let mut dealt = 0;
     while dealt < count {
         for (i, &g) in order.iter().enumerate() {
-            if dealt < count && counts[i] < groups[g].live {
+            if dealt < count && counts[i] < live(&groups[g]) {
                 counts[i] += 1;
                 dealt += 1;
             }
@@ -133,40 +121,77 @@ fn walk(
     out
 }
 
-/// Step 4: `m` members inside `g`, of a set of `k`.
+fn live(g: &Group) -> usize {
+    g.live.iter().filter(|&&l| l).count()
+}
+
+/// Step 4: `m` members inside `g`, of a set of `k`: the first (the
+/// primary, or Memento's bucket of the derived key), then the zone's
+/// sequence without it, dealt over the racks when the zone names any.
 fn inside(g: &Group, key: u64, m: usize, k: usize, primary: Option<usize>) -> Vec<usize> {
     if m == 0 {
         return Vec::new();
     }
-    if m == 1 {
-        if let Some(p) = primary {
-            return vec![p];
+    let first = primary.unwrap_or_else(|| {
+        let derived = xxh64(key, g.id ^ 0x6A09_E667_F3BC_C908);
+        g.nodes[g.memento.as_ref().unwrap().bucket(derived) as usize]
+    });
+    let n = g.nodes.len();
+    // The replica set of k over max(n, k) buckets, its live nodes in rank
+    // order; then every other live node by descending score, id.
+    let mut set = vec![0u32; k];
+    jumpshard::replicas::set(
+        xxh64(key, g.id ^ 0x6A09_E667_F3BC_C908),
+        BucketCount::new(n.max(k) as u32).unwrap(),
+        &mut set,
+    )
+    .unwrap();
+    let mut order: Vec<usize> = vec![g.nodes.iter().position(|&x| x == first).unwrap()];
+    for &b in &set {
+        let b = b as usize;
+        if b < n && g.live[b] && !order.contains(&b) {
+            order.push(b);
         }
     }
-    if m >= 2 && !g.racks.is_empty() {
-        let p = primary.map(|p| {
-            let rack = g.racks.iter().position(|r| r.nodes.contains(&p)).unwrap();
-            (rack, p)
-        });
-        return walk(&g.racks, key, p, m, k);
-    }
-    let derived = xxh64(key, g.id ^ 0x6A09_E667_F3BC_C908);
-    let memento = g.memento.as_ref().unwrap();
-    let local: Vec<usize> = if m == 1 {
-        vec![memento.bucket(derived) as usize]
-    } else {
-        let mut set = vec![0u32; k.min(g.live)];
-        memento.replicas(derived, &mut set).unwrap();
-        set.iter().map(|&b| b as usize).collect()
-    };
-    let mut out: Vec<usize> = primary.into_iter().collect();
-    for b in local {
-        let node = g.nodes[b];
-        if Some(node) != primary && out.len() < m {
-            out.push(node);
+    let mut rest: Vec<(u64, u64, usize)> = (0..n)
+        .filter(|&b| g.live[b] && !order.contains(&b))
+        .map(|b| {
+            let id = xxhash_rust::xxh64::xxh64(g.names[b].as_bytes(), g.id ^ 0xBB67_AE85_84CA_A73B);
+            (xxh64(key, id), id, b)
+        })
+        .collect();
+    rest.sort();
+    rest.reverse();
+    order.extend(rest.iter().map(|r| r.2));
+    if g.racks.iter().any(|r| r.0) {
+        // Round by round over the racks in the order of their first nodes.
+        let mut racks: Vec<&(bool, String)> = Vec::new();
+        for &b in &order {
+            if !racks.contains(&&g.racks[b]) {
+                racks.push(&g.racks[b]);
+            }
         }
+        let lists: Vec<Vec<usize>> = racks
+            .iter()
+            .map(|r| {
+                order
+                    .iter()
+                    .copied()
+                    .filter(|&b| &&g.racks[b] == r)
+                    .collect()
+            })
+            .collect();
+        let mut dealt = Vec::new();
+        for round in 0..order.len() {
+            for list in &lists {
+                if let Some(&b) = list.get(round) {
+                    dealt.push(b);
+                }
+            }
+        }
+        order = dealt;
     }
-    out
+    order.iter().take(m).map(|&b| g.nodes[b]).collect()
 }
 
 /// The zoned set of `key` in `table`, `k` nodes in rank order.

@@ -1,8 +1,8 @@
 //! Replica sets across failure domains: on a zoned node table (slot lines
 //! with `zone=NAME`, optionally `rack=NAME`; see [`crate::nodes`]), the
 //! `k` members of a key are distinct live nodes in distinct zones whenever
-//! `k` zones have live nodes, and no zone holds more than `ceil(k / zones)`
-//! of them otherwise.
+//! `k` zones have live nodes, and otherwise no zone holds more than
+//! `ceil(k / zones)` of them unless another zone is out of live nodes.
 //!
 //! # The construction
 //!
@@ -20,21 +20,32 @@
 //!    are `k`, a zone with no live node left being passed over: with `k` or
 //!    more zones each of the first `k` holds one; with fewer, none holds
 //!    more than `ceil(k / zones)` while the others have room.
-//! 4. Zone `W`'s `m` members are a local choice over its nodes (all of
-//!    them, in table order, local bucket `b` being its `b`-th node; the
-//!    nodes whose every slot is removed are removed Memento-style in the
-//!    order they died): with the derived key `d = XXH64(key, seed = id ^
-//!    0x6A09E667F3BCC908)`, [`crate::Memento::bucket`]`(d)` for one member,
-//!    and for `m >= 2` the first `m` members of
-//!    [`crate::Memento::replicas`]`(d, min(k, live nodes of W))`: a set
-//!    whose size does not depend on `m`, so that a zone whose share grows
-//!    (another zone lost) keeps its members and adds the next. In zone `A`,
-//!    `P` is the first member and the others are the local set's first
-//!    members other than `P`. In a zone that names racks and holds two or more of the
-//!    key's members, steps 2 to 4 run again one level down, racks in the
-//!    place of zones (a rack's id is XXH64 of its name with the zone's id
-//!    as seed; a node without a rack is a rack of its own, named by the
-//!    node), so the members sit in distinct racks when the zone has enough.
+//! 4. Zone `W`'s `m` members, over its nodes in table order (local bucket
+//!    `b` is its `b`-th node; the nodes whose every slot is removed are
+//!    dead, removed Memento-style in the order they died) and the derived
+//!    key `d = XXH64(key, seed = id ^ 0x6A09E667F3BCC908)`:
+//!    - its *first member* `F`: `P` in zone `A`, elsewhere
+//!      [`crate::Memento::bucket`]`(d)`;
+//!    - for `m >= 2`, the first `m - 1` nodes other than `F` of the zone's
+//!      *sequence*: the members of [`crate::replicas::set`]`(d, max(n,
+//!      k))` (the replica set of `k` among `max(n, k)` buckets, `n` the
+//!      zone's nodes) in rank order, those that are live nodes, then the
+//!      other live nodes by descending rendezvous score `XXH64(key, seed =
+//!      node id)`, a node's id being XXH64 of its name seeded with its
+//!      zone's id `^ 0xBB67AE8584CAA73B` (ties by the larger id);
+//!    - in a zone that names racks (a node without a rack is a rack of its
+//!      own), the sequence, `F` first, is dealt over the racks before the
+//!      `m - 1` are taken: round by round, the racks in the order their
+//!      first nodes come, each rack's nodes in sequence order, a rack out
+//!      of nodes passed over, so the members sit in distinct racks when
+//!      the zone has enough.
+//!
+//!    The sequence does not depend on `m`, so a zone whose share grows
+//!    (another zone lost) keeps its members and adds the next. A node
+//!    removed leaves it, and a node appended enters it (the replica set of
+//!    `k` trades at most one member for the new node as the zone grows),
+//!    so neither moves another member; without racks, not even when `F`
+//!    changes with them (`tests/zones/properties.rs` holds both).
 //! 5. Ranks follow the rounds: rank 1 is `P`, ranks 2.. the first member
 //!    of each next zone in order, then each zone's second member, and so
 //!    on.
@@ -42,13 +53,13 @@
 //! Members are nodes, not slots: a node serving several slots is one
 //! member (its slots weigh only on rank 1). Weighted tables have no
 //! zoned sets. The lanes: rank 1 is [`NodeTable::batch`], the zone scores
-//! and derived keys XXH64 on the kernels' lanes, and each zone's local
-//! choices one [`crate::Memento::batch`] (or [`crate::Memento::replicas_batch`]) over the
-//! keys that need a member there; only the rack level (zones with racks
-//! holding two or more members of a key) walks one key at a time. With
+//! and derived keys XXH64 on the kernels' lanes, each zone's first members
+//! one [`crate::Memento::batch`] over the keys that need a member there,
+//! and the sequences of the zones holding several members one
+//! [`crate::replicas::batch`], then each key's next members from it. With
 //! `k` at most the live zones, and with more members than zones when at
-//! most 8 zones are live, every zone can take its share of members and
-//! none names racks, a key's order comes without a sort and each zone's
+//! most 8 zones are live and every zone can take its share of members,
+//! a key's order comes without a sort and each zone's
 //! members go straight to their columns: within 8 zones from one compare
 //! per pair of zone scores (eight keys a step on AVX-512, four on AVX2),
 //! with more from one pass over the zones keeping the key's best `k - 1`.
@@ -57,16 +68,22 @@
 //!
 //! A node added at the end of the table in zone `W` takes replica slots
 //! only onto itself, and a removed node gives up only the slots it held,
-//! each to a node of the same zone, or of a zone the key was not using when
-//! its zone has no live node left, with one exception that rank 1 being
-//! Memento's bucket forces: when a key's *primary* changes (it moves onto
-//! an added node, or its node is removed and Memento picks a new one), the
-//! new primary's zone must hold the primary, so a member the key already
-//! had in that zone is displaced inside the zone (one extra move, within
-//! one zone, never between zones). A zone lost moves only the slots that
-//! were in it, each to a zone the key was not using, while the zones with
-//! live nodes number more than `k`. The tests measure the exception's rate
-//! (docs/placement-zones.md).
+//! each to a node of the same zone when the zone has a live node the key
+//! does not hold, or else of a zone the key was not using, with two
+//! exceptions:
+//! - when a key's *primary* changes (it moves onto an added node, or its
+//!   node is removed and Memento picks a new one), the walk is anchored on
+//!   the new primary's zone, so a member the key had there may be
+//!   displaced and the other zones' order is taken afresh from the new
+//!   anchor, which can trade one of the key's zones for another;
+//! - in a zone that names racks and holds two or more of a key's members,
+//!   a change of the zone's first member (removed, or a node added takes
+//!   it) deals the racks anew, which may move one more member inside the
+//!   zone.
+//!
+//! A zone lost moves only the slots that were in it, each to a zone the
+//! key was not using, while the zones with live nodes number more than
+//! `k`. The tests measure both exceptions' rates (docs/placement-zones.md).
 //!
 //! ```
 //! use jumpshard::NodeTable;

@@ -1,7 +1,9 @@
 //! Zoned sets of a batch of keys on the lanes: rank 1 as the table's batch,
 //! the zone scores as XXH64 on the lanes, the per-key order and counts (no
-//! hashing left in them), then each zone's local choices as one batch over
-//! the keys that need members there, scattered back to their ranks.
+//! hashing left in them), then each zone's first members as one Memento
+//! batch over the keys that need members there, and the next members of
+//! the zones that hold several one key at a time, scattered back to their
+//! ranks.
 
 use super::domain::{counts_into, LOCAL};
 use super::ZonedReplicas;
@@ -101,62 +103,59 @@ impl ZonedReplicas<'_> {
             }
         };
         for (z, zone) in zones.iter().enumerate() {
-            // Requests the lanes serve, by their count; the rest (a
-            // primary alone, or a rack walk) one by one.
-            let mut flat: Vec<Vec<Request>> = Vec::new();
-            for &request in &requests[z] {
-                let m = request.m as usize;
-                let p = request.primary.then_some(primary[request.key as usize]);
-                if m == 1 && p.is_some() {
-                    // The primary alone: column 0 holds it already.
-                    continue;
-                }
-                if m >= 2 && !zone.racks.is_empty() {
-                    members.clear();
-                    zone.members(keys[request.key as usize], m, k, p, &mut members);
-                    place(columns, request, z, &members);
-                } else {
-                    if flat.len() < m {
-                        flat.resize_with(m, Vec::new);
-                    }
-                    flat[m - 1].push(request);
-                }
-            }
             let Some(memento) = zone.memento.as_ref() else {
                 continue;
             };
-            // One batch for single members, one for the rest: every set
-            // of several is the first members of a set of min(k, live).
-            let single = flat.first().map_or(&[][..], |g| &g[..]);
-            let several: Vec<Request> = flat.iter().skip(1).flatten().copied().collect();
-            for group in [single, &several[..]].into_iter().filter(|g| !g.is_empty()) {
-                let size = zone.set_size(group[0].m as usize, k);
-                let mut derived: Vec<u64> = group.iter().map(|r| keys[r.key as usize]).collect();
-                kernel.xxh64(&mut derived, zone.id ^ LOCAL);
-                let mut sets = vec![vec![0u32; group.len()]; size];
-                if size == 1 {
-                    memento
-                        .batch_on(kernel, &derived, &mut sets[0])
-                        .expect("lengths match");
+            // Every request but a primary's takes the zone's first member
+            // from one Memento batch; a primary alone is in column 0
+            // already.
+            let asked: Vec<Request> = requests[z]
+                .iter()
+                .copied()
+                .filter(|r| !(r.m == 1 && r.primary))
+                .collect();
+            let chosen: Vec<Request> = asked.iter().copied().filter(|r| !r.primary).collect();
+            let mut derived: Vec<u64> = chosen.iter().map(|r| keys[r.key as usize]).collect();
+            kernel.xxh64(&mut derived, zone.id ^ LOCAL);
+            let mut firsts = vec![0u32; chosen.len()];
+            memento
+                .batch_on(kernel, &derived, &mut firsts)
+                .expect("lengths match");
+            let mut firsts = firsts.iter().map(|&b| zone.nodes[b as usize]);
+            // The replica sets that start the sequences of the zones
+            // holding several members, in one batch on the lanes.
+            let several: Vec<u64> = (asked.iter())
+                .filter(|r| r.m >= 2)
+                .map(|r| zone.derived(keys[r.key as usize]))
+                .collect();
+            let mut sets = vec![vec![0u32; several.len()]; if several.is_empty() { 0 } else { k }];
+            if !several.is_empty() {
+                let mut refs: Vec<&mut [u32]> = sets.iter_mut().map(|c| &mut c[..]).collect();
+                crate::replicas::batch(&several, zone.axis(k), &mut refs)
+                    .expect("k within the axis");
+            }
+            let mut set = vec![0u32; k];
+            let mut g = 0;
+            for request in asked {
+                let i = request.key as usize;
+                let first = if request.primary {
+                    primary[i]
                 } else {
-                    let mut refs: Vec<&mut [u32]> = sets.iter_mut().map(|c| &mut c[..]).collect();
-                    memento
-                        .replicas_batch(&derived, &mut refs)
-                        .expect("a set within the zone's live nodes");
+                    firsts.next().expect("one first member per chosen request")
+                };
+                if request.m == 1 {
+                    // One member, not the primary: straight to its rank.
+                    columns[request.rank as usize][i] = first;
+                    continue;
                 }
-                for (g, &request) in group.iter().enumerate() {
-                    if size == 1 {
-                        // One member, not the primary: straight to its rank.
-                        let node = zone.nodes[sets[0][g] as usize];
-                        columns[request.rank as usize][request.key as usize] = node;
-                        continue;
-                    }
-                    let p = request.primary.then_some(primary[request.key as usize]);
-                    let set = sets.iter().map(|c| zone.nodes[c[g] as usize]);
-                    members.clear();
-                    zone.finish(set, request.m as usize, p, &mut members);
-                    place(columns, request, z, &members);
+                for (member, column) in set.iter_mut().zip(&sets) {
+                    *member = column[g];
                 }
+                g += 1;
+                members.clear();
+                members.push(first);
+                zone.others_in(keys[i], first, request.m as usize - 1, &set, &mut members);
+                place(columns, request, z, &members);
             }
         }
     }

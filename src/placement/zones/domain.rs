@@ -1,47 +1,55 @@
-//! The failure domains of a zoned table as the walk sees them: each zone
-//! (and, inside a zone that names racks, each rack) with its nodes in
-//! table order and a Memento state over them, and the walk of one key
-//! through them, level by level.
+//! The zones of a zoned table as the walk sees them: each zone with its
+//! nodes in table order, a Memento state over them for its first member,
+//! and its racks for the order of its other members; and the walk of one
+//! key through them.
 
 use std::collections::HashMap;
 
 use crate::kernel::xxh64::one;
 use crate::{BucketCount, Memento, NodeTable};
 
-/// XORed into a domain's id to seed the derived key of its local choice,
-/// so that the local choice and the domain's rendezvous score never share
-/// a hash: the fractional digits of sqrt(2), as SHA-2 starts from them.
+/// XORed into a zone's id to seed the derived key of its members (the
+/// first member's Memento choice and the sequence's replica set), so that
+/// they and the zone's rendezvous score never share a hash: the
+/// fractional digits of sqrt(2), as SHA-2 starts from them.
 pub(super) const LOCAL: u64 = 0x6A09_E667_F3BC_C908;
 
+/// XORed into a zone's id to seed a node's id, which scores the node for
+/// the members past the sequence's replica set: the fractional digits of
+/// sqrt(3), SHA-2's next.
+pub(super) const NODE: u64 = 0xBB67_AE85_84CA_A73B;
+
 /// The stable id of a domain name: XXH64 of its UTF-8 bytes with `seed`
-/// (0 for a zone, the zone's id for a rack inside it).
+/// (0 for a zone, the zone's id XOR [`NODE`] for a node).
 pub(crate) fn domain_id(name: &str, seed: u64) -> u64 {
     xxhash_rust::xxh64::xxh64(name.as_bytes(), seed)
 }
 
-/// A zone or a rack.
+/// A zone.
 #[derive(Clone, Debug)]
 pub(crate) struct Domain {
-    /// Its id: seeds its rendezvous score and (XORed with [`LOCAL`]) its
-    /// local choice.
+    /// Its id: seeds its rendezvous score, its nodes' ids and (XORed with
+    /// [`LOCAL`]) its derived key.
     pub(crate) id: u64,
     /// Its nodes, indices into the table's nodes, in table order: local
     /// bucket `b` is node `nodes[b]`.
     pub(crate) nodes: Vec<u32>,
     /// How many of them are live.
     pub(crate) live: usize,
-    /// The local choice over `nodes`: the nodes that died, in the order
-    /// they died, removed Memento-style. `None` when none is live.
+    /// The first member's choice over `nodes`: the nodes that died, in the
+    /// order they died, removed Memento-style. `None` when none is live.
     pub(crate) memento: Option<Memento>,
-    /// Its racks, when it is a zone some of whose nodes name a rack (a node
-    /// without one is a rack of its own); empty otherwise.
-    pub(crate) racks: Vec<Domain>,
-    /// The rack (index into `racks`) of each node, by table index.
-    pub(crate) rack_of: HashMap<u32, u32>,
+    /// Per local bucket: whether its node is live, its id, and its rack (a
+    /// node without a rack is one of its own).
+    alive: Vec<bool>,
+    node_ids: Vec<u64>,
+    rack: Vec<u32>,
+    /// Whether any node names a rack.
+    named_racks: bool,
 }
 
 impl Domain {
-    /// The domain named by `id` holding `nodes` of `table` (table order);
+    /// The zone named by `id` holding `nodes` of `table` (table order);
     /// `death` gives a dead node's place in the order nodes died.
     fn new(id: u64, nodes: Vec<u32>, table: &NodeTable, death: &HashMap<u32, u32>) -> Domain {
         let mut dead: Vec<(u32, u32)> = nodes
@@ -60,73 +68,43 @@ impl Domain {
             }
             m
         });
-        debug_assert!(nodes.iter().all(|&n| (n as usize) < table.nodes().len()));
+        let domains = table.domains().expect("a zoned table");
+        let mut named: HashMap<u32, u32> = HashMap::new();
+        let mut racks = 0;
+        let mut rack = Vec::with_capacity(nodes.len());
+        for &node in &nodes {
+            let r = match domains.rack[node as usize] {
+                Some(name) => *named.entry(name).or_insert(racks),
+                None => racks,
+            };
+            racks += u32::from(r == racks);
+            rack.push(r);
+        }
         Domain {
             id,
+            alive: nodes.iter().map(|&n| table.is_live(n as usize)).collect(),
+            node_ids: (nodes.iter())
+                .map(|&n| domain_id(&table.nodes()[n as usize], id ^ NODE))
+                .collect(),
+            rack,
+            named_racks: !named.is_empty(),
             nodes,
             live,
             memento,
-            racks: Vec::new(),
-            rack_of: HashMap::new(),
         }
     }
 
-    /// The local choice of `m` distinct live nodes for `key` in a set of
-    /// `k` (`1 <= m <= min(k, live)`): Memento's bucket (for one), or the
-    /// first `m` members of its replica set of `min(k, live)` over the
-    /// derived key, with `primary`, when given, first and the set's first
-    /// other members after it. The set's size depends on `k` and the live
-    /// count only, not on `m`, so a zone asked for one more member (its
-    /// share grew) keeps the members it had.
-    pub(crate) fn flat(
-        &self,
-        key: u64,
-        m: usize,
-        k: usize,
-        primary: Option<u32>,
-        out: &mut Vec<u32>,
-    ) {
-        let memento = self.memento.as_ref().expect("a live domain");
-        let derived = one(key, self.id ^ LOCAL);
-        let mut set = vec![0u32; self.set_size(m, k)];
-        if set.len() == 1 {
-            set[0] = memento.bucket(derived);
-        } else {
-            memento
-                .replicas(derived, &mut set)
-                .expect("a set within the live nodes");
-        }
-        self.finish(set.iter().map(|&b| self.nodes[b as usize]), m, primary, out);
+    /// The first member of `key`'s set here when the zone does not hold
+    /// its primary: Memento's bucket of the derived key over the zone's
+    /// nodes.
+    pub(crate) fn first(&self, key: u64) -> u32 {
+        let memento = self.memento.as_ref().expect("a live zone");
+        self.nodes[memento.bucket(one(key, self.id ^ LOCAL)) as usize]
     }
 
-    /// The size of the local replica set that gives `m` members of a set
-    /// of `k`: one for one, else `min(k, live)`.
-    pub(crate) fn set_size(&self, m: usize, k: usize) -> usize {
-        if m == 1 {
-            1
-        } else {
-            k.min(self.live)
-        }
-    }
-
-    /// `out` gets `primary` (when given) then the `members` other than it,
-    /// `m` in all.
-    pub(crate) fn finish(
-        &self,
-        members: impl Iterator<Item = u32>,
-        m: usize,
-        primary: Option<u32>,
-        out: &mut Vec<u32>,
-    ) {
-        let start = out.len();
-        out.extend(primary);
-        out.extend(members.filter(|&n| Some(n) != primary));
-        out.truncate(start + m);
-    }
-
-    /// The `m` members of `key`'s set of `k` inside this domain, `primary`
-    /// first when given: one level down through its racks when it has
-    /// racks and holds several members, its flat local choice otherwise.
+    /// The `m` members of `key`'s set of `k` inside this zone (`m` at most
+    /// its live nodes): `primary` when given, else [`Domain::first`], then
+    /// [`Domain::others`].
     pub(crate) fn members(
         &self,
         key: u64,
@@ -135,13 +113,127 @@ impl Domain {
         primary: Option<u32>,
         out: &mut Vec<u32>,
     ) {
-        match (m, primary) {
-            (0, _) => {}
-            (1, Some(p)) => out.push(p),
-            _ if self.racks.is_empty() || m == 1 => self.flat(key, m, k, primary, out),
-            _ => {
-                let first = primary.map(|p| (self.rack_of[&p] as usize, p));
-                walk(&self.racks, key, first, m, k, out);
+        if m == 0 {
+            return;
+        }
+        let first = primary.unwrap_or_else(|| self.first(key));
+        out.push(first);
+        self.others(key, first, m - 1, k, out);
+    }
+
+    /// The `count` members of `key`'s set of `k` here after `first`, pushed
+    /// in rank order: the next nodes of the zone's order for the key (see
+    /// [`crate::zones`], step 4). The order does not depend on `count`,
+    /// so a zone asked for one more member keeps the ones it had.
+    pub(crate) fn others(&self, key: u64, first: u32, count: usize, k: usize, out: &mut Vec<u32>) {
+        if count == 0 {
+            return;
+        }
+        let mut set = vec![0u32; k];
+        crate::replicas::set(self.derived(key), self.axis(k), &mut set).expect("k within the axis");
+        self.others_in(key, first, count, &set, out);
+    }
+
+    /// The derived key of the zone's members: `XXH64(key, id ^ LOCAL)`.
+    pub(crate) fn derived(&self, key: u64) -> u64 {
+        one(key, self.id ^ LOCAL)
+    }
+
+    /// The buckets of the replica sets of `k` that start the zone's
+    /// sequences: `max(n, k)`, `n` the zone's nodes.
+    pub(crate) fn axis(&self, k: usize) -> BucketCount {
+        BucketCount::new(self.nodes.len().max(k) as u32).expect("a zone's nodes or a set's members")
+    }
+
+    /// [`Domain::others`] with the replica set of the derived key among
+    /// [`Domain::axis`] buckets given (`set`, in rank order), as a batch
+    /// of such sets gives it.
+    pub(crate) fn others_in(
+        &self,
+        key: u64,
+        first: u32,
+        count: usize,
+        set: &[u32],
+        out: &mut Vec<u32>,
+    ) {
+        if count == 0 {
+            return;
+        }
+        let start = out.len();
+        let mut order = Vec::with_capacity(count + 1);
+        order.push(first);
+        let want = if self.named_racks { usize::MAX } else { count };
+        self.sequence(key, first, set, want, &mut order);
+        if self.named_racks {
+            self.dealt(&mut order);
+        }
+        out.extend(order.iter().skip(1).take(count));
+        debug_assert_eq!(out.len() - start, count, "members within the live nodes");
+    }
+
+    /// Pushes the live nodes but `first` in the zone's sequence for `key`,
+    /// `want` of them at most: the members of `set` (the replica set of
+    /// `k` over the derived key among `max(n, k)` buckets, `n` the zone's
+    /// nodes) in rank order, those of live nodes; then the other live
+    /// nodes by descending rendezvous score `XXH64(key, node id)`, ties by
+    /// the larger id.
+    fn sequence(&self, key: u64, first: u32, set: &[u32], want: usize, order: &mut Vec<u32>) {
+        let n = self.nodes.len();
+        let base = order.len();
+        let taken = |b: usize| b < n && self.alive[b] && self.nodes[b] != first;
+        for &b in set {
+            if order.len() - base == want {
+                return;
+            }
+            if taken(b as usize) {
+                order.push(self.nodes[b as usize]);
+            }
+        }
+        if order.len() - base == want || order.len() - base + 1 == self.live {
+            return;
+        }
+        let listed: Vec<bool> = (0..n).map(|b| set.contains(&(b as u32))).collect();
+        let mut rest: Vec<(u64, u64, u32)> = (0..n)
+            .filter(|&b| taken(b) && !listed[b])
+            .map(|b| (one(key, self.node_ids[b]), self.node_ids[b], self.nodes[b]))
+            .collect();
+        rest.sort_unstable_by(|a, b| b.cmp(a));
+        let more = want.saturating_sub(order.len() - base);
+        order.extend(rest.iter().take(more).map(|r| r.2));
+    }
+
+    /// Deals `order` (every live node, the first member leading) over the
+    /// racks: round by round, the racks in the order their first nodes
+    /// come, each rack's nodes in theirs, a rack out of nodes passed over.
+    fn dealt(&self, order: &mut [u32]) {
+        let local: HashMap<u32, usize> = (self.nodes.iter().enumerate())
+            .map(|(b, &node)| (node, b))
+            .collect();
+        let mut racks: Vec<u32> = Vec::new();
+        let mut lists: Vec<Vec<u32>> = Vec::new();
+        for &node in order.iter() {
+            let rack = self.rack[local[&node]];
+            let r = match racks.iter().position(|&x| x == rack) {
+                Some(r) => r,
+                None => {
+                    racks.push(rack);
+                    lists.push(Vec::new());
+                    racks.len() - 1
+                }
+            };
+            lists[r].push(node);
+        }
+        let mut i = 0;
+        for round in 0.. {
+            let before = i;
+            for list in &lists {
+                if let Some(&node) = list.get(round) {
+                    order[i] = node;
+                    i += 1;
+                }
+            }
+            if i == before {
+                break;
             }
         }
     }
@@ -224,8 +316,7 @@ pub(crate) fn interleave(lists: &[Vec<u32>], out: &mut Vec<u32>) {
     }
 }
 
-/// The zones of a zoned `table`, in the order of their first node, each
-/// with its racks when any of its nodes names one.
+/// The zones of a zoned `table`, in the order of their first node.
 pub(crate) fn zones(table: &NodeTable) -> Vec<Domain> {
     let domains = table.domains().expect("a zoned table");
     let death = deaths(table);
@@ -236,43 +327,8 @@ pub(crate) fn zones(table: &NodeTable) -> Vec<Domain> {
     zones
         .into_iter()
         .enumerate()
-        .map(|(z, nodes)| {
-            let zone_id = domain_id(&domains.zones[z], 0);
-            let mut zone = Domain::new(zone_id, nodes, table, &death);
-            if zone
-                .nodes
-                .iter()
-                .any(|&n| domains.rack[n as usize].is_some())
-            {
-                racks(&mut zone, table, &death);
-            }
-            zone
-        })
+        .map(|(z, nodes)| Domain::new(domain_id(&domains.zones[z], 0), nodes, table, &death))
         .collect()
-}
-
-/// Splits `zone` into its racks: a node without one is a rack of its own,
-/// named by the node.
-fn racks(zone: &mut Domain, table: &NodeTable, death: &HashMap<u32, u32>) {
-    let domains = table.domains().expect("a zoned table");
-    let mut by_name: HashMap<&str, usize> = HashMap::new();
-    let mut lists: Vec<(u64, Vec<u32>)> = Vec::new();
-    for &node in &zone.nodes {
-        let name = match domains.rack[node as usize] {
-            Some(r) => domains.racks[r as usize].as_str(),
-            None => table.nodes()[node as usize].as_str(),
-        };
-        let r = *by_name.entry(name).or_insert_with(|| {
-            lists.push((domain_id(name, zone.id), Vec::new()));
-            lists.len() - 1
-        });
-        lists[r].1.push(node);
-        zone.rack_of.insert(node, r as u32);
-    }
-    zone.racks = lists
-        .into_iter()
-        .map(|(id, nodes)| Domain::new(id, nodes, table, death))
-        .collect();
 }
 
 /// Each dead node's place in the order nodes died: the removal number of

@@ -1,12 +1,11 @@
 //! Zoned sets of a batch on the lanes, for the shapes most tables have:
 //! `k` at most the number of zones with a live node, or, within
 //! [`MAX_ZONES`] such zones, more members than zones with every zone able
-//! to take its share and no racks. With `k` at most the zones, each of a key's
-//! first `k` zones holds one member, so no zone's racks are walked and no
-//! zone needs a replica set: rank 1 is the table's batch, and rank `j + 1`
-//! is the local choice of the zone at place `j` of the key's order,
-//! [`crate::Memento::batch`] over its derived key. With more, the members
-//! of the rounds after the first come from the zones' local replica sets
+//! to take its share. With `k` at most the zones, each of a key's first
+//! `k` zones holds one member, its first: rank 1 is the table's batch, and
+//! rank `j + 1` is the first member of the zone at place `j` of the key's
+//! order, [`crate::Memento::batch`] over its derived key. With more, the
+//! members of the rounds after the first come from the zones' sequences
 //! (`several.rs`).
 //!
 //! What is left per key is the order itself, and which zones it asks for
@@ -44,9 +43,8 @@ impl ZonedReplicas<'_> {
     pub(super) fn on_lanes(&self, k: usize) -> bool {
         let (zones, order) = (self.order.live.len(), &self.order);
         // With more members than zones, each zone holds one member per
-        // round while every zone has live nodes for every round, and
-        // without racks its members are the first of its local set.
-        let dealt = !order.racks && order.fewest >= k.div_ceil(zones.max(1));
+        // round while every zone has live nodes for every round.
+        let dealt = order.fewest >= k.div_ceil(zones.max(1));
         k == 1 || k <= zones || (zones <= MAX_ZONES && dealt)
     }
 
@@ -124,7 +122,7 @@ impl ZonedReplicas<'_> {
             let zone = &self.zones[z as usize];
             if k > zones {
                 let primaries = &columns[0][start..start + n];
-                self.later_rounds(kernel, keys, k, p, primaries, s);
+                self.later_rounds(keys, k, p, primaries, s);
             }
             if s.lengths[p] == 0 {
                 // Many zones, few keys: no call for a zone nobody asks.

@@ -5,15 +5,15 @@
 //! at most [`ON_STACK`] members, one per zone, needs none of it: the
 //! primary, the best other zones by score, and one Memento bucket in each.
 
-use super::domain::{walk, LOCAL};
+use super::domain::walk;
 use super::ZonedReplicas;
 use crate::kernel::xxh64::one;
 
 /// Sets of at most this many members whose zones each hold one take the
 /// path without allocation: the best other zones are kept sorted in an
 /// array of `ON_STACK - 1` on the stack. Larger sets, and sets with more
-/// members than live zones (a zone holding several, perhaps a rack walk),
-/// take the domains' walk.
+/// members than live zones (a zone holding several), take the domains'
+/// walk.
 const ON_STACK: usize = 8;
 
 /// A zone as the order ranks it: its rendezvous score for the key, its id
@@ -38,10 +38,8 @@ impl ZonedReplicas<'_> {
             let mut best: [Ranked; ON_STACK - 1] = [(0, 0, 0); ON_STACK - 1];
             let len = self.best_zones(key, first, &mut best[..keep]);
             if len == keep {
-                for (member, &(_, id, z)) in out[1..].iter_mut().zip(&best[..keep]) {
-                    let zone = &self.zones[z];
-                    let memento = zone.memento.as_ref().expect("a live zone");
-                    *member = zone.nodes[memento.bucket(one(key, id ^ LOCAL)) as usize];
+                for (member, &(_, _, z)) in out[1..].iter_mut().zip(&best[..keep]) {
+                    *member = self.zones[z].first(key);
                 }
                 return;
             }

@@ -22,11 +22,10 @@ pub(crate) struct Order {
     /// Each slot's zone as a place in `live` (a slot of a dead node, which
     /// no batch answers, 0).
     pub(super) slot_zone: Vec<u32>,
-    /// The fewest live nodes of a live zone, and whether a live zone
-    /// names racks: what decides whether sets of more members than zones
-    /// fall to every zone in turn, round after round, with no rack walk.
+    /// The fewest live nodes of a live zone: what decides whether sets of
+    /// more members than zones fall to every zone in turn, round after
+    /// round.
     pub(super) fewest: usize,
-    pub(super) racks: bool,
 }
 
 impl Order {
@@ -46,13 +45,11 @@ impl Order {
             .map(|&node| place[zone_of[node as usize] as usize])
             .collect();
         let live_zones = live.iter().map(|&z| &zones[z as usize]);
-        let fewest = live_zones.clone().map(|z| z.live).min().unwrap_or(0);
-        let racks = live_zones.clone().any(|z| !z.racks.is_empty());
+        let fewest = live_zones.map(|z| z.live).min().unwrap_or(0);
         Order {
             live,
             slot_zone,
             fewest,
-            racks,
         }
     }
 }
