@@ -37,7 +37,7 @@ use recommend::{expected_counts, recommend, Basis, SAMPLE_KEYS};
 use crate::args::InputArgs;
 use crate::node_tables;
 use crate::out::destination::{committed, is_stdout, shown};
-use crate::out::format_name::check_fixed;
+use crate::out::format_name::check_fixed_outputs;
 use crate::out::stdout::ReportTo;
 use crate::out::{clash, progress};
 use crate::report::change_plot;
@@ -139,12 +139,7 @@ pub fn run(args: &Args) -> Result<(), String> {
                 .into(),
         );
     }
-    if let Some(path) = &args.write_table {
-        check_fixed("--write-table", path, "text")?;
-    }
-    if let Some(path) = &args.plot {
-        check_fixed("--plot", path, "svg")?;
-    }
+    check_fixed_outputs(&outputs)?;
     let report_to = ReportTo::open(outputs.iter().any(|(_, p)| p.is_some_and(is_stdout)))?;
     node_tables::one_on_stdin(&[
         ("--from-nodes", node_tables::is_stdin(&args.from_nodes)),
