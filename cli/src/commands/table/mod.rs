@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::node_tables;
+use crate::out::clash::{self, InputFiles};
 use crate::out::stdout::Stdout;
 
 /// The subcommands of `jumpshard table`.
@@ -173,6 +174,12 @@ pub fn run(command: &Command) -> ExitCode {
 /// Prints `FINGERPRINT  FILE` for each file; 1 if any failed.
 fn fingerprint(files: &[PathBuf]) -> ExitCode {
     let mut failed = false;
+    let inputs = files
+        .iter()
+        .fold(InputFiles::default(), |inputs, f| inputs.with("table", f));
+    if let Err(e) = clash::stdout_not_input(None, &inputs) {
+        return fail(&e, 1);
+    }
     let mut out = match Stdout::open() {
         Ok(out) => out,
         Err(e) => return fail(&e, 1),
