@@ -2,7 +2,6 @@
 //! engine's plain option structs, and the helpers that read them: bucket
 //! counts and thread counts.
 
-use std::fs::File;
 use std::path::PathBuf;
 
 use jumpshard::BucketCount;
@@ -154,14 +153,10 @@ impl InputArgs {
         }
     }
 
-    /// Whether the keys come from standard input (no file, or `-`, and
-    /// not generated).
+    /// Whether the keys come from standard input (no file, `-` or a path
+    /// to standard input's file, and not generated).
     pub fn reads_stdin(&self) -> bool {
-        self.generate.is_none()
-            && self
-                .input
-                .as_deref()
-                .is_none_or(crate::node_tables::is_stdin)
+        self.generate.is_none() && self.input.as_deref().is_none_or(crate::stdin::reads_stdin)
     }
 
     /// The files the input reads, which no output may replace: the key
@@ -183,26 +178,12 @@ impl InputArgs {
                 Err(_) => {}
             },
             None => {
-                if let Some(meta) = stdin_metadata() {
+                if let Some(meta) = crate::stdin::metadata() {
                     files.add("the input file (on standard input)".into(), &meta);
                 }
             }
         }
         files
-    }
-}
-
-/// What standard input is (`< keys.u64` makes it a file).
-fn stdin_metadata() -> Option<std::fs::Metadata> {
-    #[cfg(unix)]
-    {
-        use std::os::fd::AsFd;
-        let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
-        File::from(fd).metadata().ok()
-    }
-    #[cfg(not(unix))]
-    {
-        None
     }
 }
 

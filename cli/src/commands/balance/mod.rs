@@ -25,6 +25,7 @@ use crate::out::destination::{committed, is_stdout, shown};
 use crate::out::format_name::check_fixed_outputs;
 use crate::out::stdout::ReportTo;
 use crate::report::balance_plot::{self, BalancePicture};
+use crate::stdin::reads_stdin;
 use plan::{peak, Problem, Refusal};
 
 /// The most keys a refusal lists.
@@ -97,6 +98,10 @@ pub fn run(args: &Args) -> Result<(), String> {
     let report_to = ReportTo::open(outputs.iter().any(|(_, p)| p.is_some_and(is_stdout)))?;
     let mut inputs = InputFiles::default().with("WEIGHTS", &args.weights);
     if let Some(nodes) = &args.nodes {
+        node_tables::one_on_stdin(&[
+            ("--nodes", reads_stdin(nodes)),
+            ("WEIGHTS", reads_stdin(&args.weights)),
+        ])?;
         inputs = inputs.with("--nodes", nodes);
     }
     clash::check(&outputs, &inputs)?;

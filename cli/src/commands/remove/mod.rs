@@ -44,6 +44,7 @@ use crate::report::change_plot;
 use crate::report::change_summary::ChangeSummary;
 use crate::report::columns::name_width;
 use crate::report::fraction::fraction;
+use crate::stdin;
 
 /// The options of `jumpshard remove`.
 #[derive(clap::Args)]
@@ -142,7 +143,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     check_fixed_outputs(&outputs)?;
     let report_to = ReportTo::open(outputs.iter().any(|(_, p)| p.is_some_and(is_stdout)))?;
     node_tables::one_on_stdin(&[
-        ("--from-nodes", node_tables::is_stdin(&args.from_nodes)),
+        ("--from-nodes", stdin::reads_stdin(&args.from_nodes)),
         ("the keys", args.input.reads_stdin()),
     ])?;
     let old = node_tables::read("--from-nodes", &args.from_nodes)?;

@@ -13,6 +13,7 @@ use std::process::ExitCode;
 use crate::node_tables;
 use crate::out::clash::{self, InputFiles};
 use crate::out::stdout::Stdout;
+use crate::stdin::reads_stdin;
 
 /// The subcommands of `jumpshard table`.
 #[derive(clap::Subcommand)]
@@ -186,8 +187,11 @@ fn fingerprint(files: &[PathBuf]) -> ExitCode {
     };
     let mut stdin_read = false;
     for file in files {
-        let text = if file.as_os_str() == "-" && std::mem::replace(&mut stdin_read, true) {
-            Err("-: standard input is read once; name it once".to_string())
+        let text = if reads_stdin(file) && std::mem::replace(&mut stdin_read, true) {
+            Err(format!(
+                "{}: standard input is read once; name it once",
+                file.display()
+            ))
         } else {
             node_tables::read_or_stdin(file)
                 .map(|t| format!("{}  {}\n", t.fingerprint(), file.display()))
