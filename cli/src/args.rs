@@ -83,10 +83,11 @@ pub struct InputArgs {
     #[arg(long)]
     no_header: bool,
     /// With --key-format bytes: the tenant seed of the XXH3-64 pre-hash
-    /// (0, the default, is the unseeded pre-hash).
-    #[arg(long, value_name = "S", default_value_t = 0, allow_negative_numbers = true,
+    /// (0, the default, is the unseeded pre-hash). Refused with any other
+    /// format, whatever its value, 0 included.
+    #[arg(long, value_name = "S", allow_negative_numbers = true,
           value_parser = limits::any_u64)]
-    hash_seed: u64,
+    hash_seed: Option<u64>,
     /// Keys per chunk instead of the automatic size (for tests, which
     /// need many chunks from small inputs).
     #[arg(long, hide = true, allow_negative_numbers = true, value_parser = limits::chunk_keys)]
@@ -104,12 +105,13 @@ impl InputArgs {
             max_line_bytes: self.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
             column: self.column.clone(),
             header: !self.no_header,
-            hash_seed: self.hash_seed,
+            hash_seed: self.hash_seed.unwrap_or(0),
         }
     }
 
-    /// Opens the input, after refusing a `--seed` without `--generate` and
-    /// a `--max-line-bytes` that the keys' format (as given) has no use
+    /// Opens the input, after refusing a `--seed` without `--generate`, a
+    /// `--hash-seed` (any value) without `--key-format bytes`, and a
+    /// `--max-line-bytes` that the keys' format (as given) has no use
     /// for: u64le, decimal and Parquet keys have no lines to bound, nor has
     /// `--generate`.
     pub fn open(&self) -> Result<Input, String> {
@@ -119,6 +121,15 @@ impl InputArgs {
             return Err(
                 "--seed: only with --generate (it seeds the generated keys; \
                         --hash-seed seeds the pre-hash of byte keys)"
+                    .into(),
+            );
+        }
+        // Given, not only non-zero: 0 is a seed asked for too. Auto
+        // detection never picks bytes, and --generate makes u64 keys.
+        if self.hash_seed.is_some() && self.key_format != KeyFormatArg::Bytes {
+            return Err(
+                "--hash-seed: only with --key-format bytes (it seeds the pre-hash of byte \
+                 keys; --seed is the seed of --generate)"
                     .into(),
             );
         }
