@@ -65,7 +65,12 @@ pub struct Args {
     #[command(flatten)]
     input: InputArgs,
     /// The largest max/mean node load a recommended option may leave.
-    #[arg(long, default_value_t = 1.25, value_name = "BOUND")]
+    #[arg(
+        long,
+        default_value_t = 1.25,
+        value_name = "BOUND",
+        allow_negative_numbers = true
+    )]
     max_imbalance: f64,
     /// Write the new table of the chosen option here (atomically; `-`:
     /// to standard output, the report then going to standard error).
