@@ -2,7 +2,6 @@
 //! engine's plain option structs, and the helpers that read them: bucket
 //! counts and thread counts.
 
-use std::fs::File;
 use std::path::PathBuf;
 
 use jumpshard::BucketCount;
@@ -84,10 +83,11 @@ pub struct InputArgs {
     #[arg(long)]
     no_header: bool,
     /// With --key-format bytes: the tenant seed of the XXH3-64 pre-hash
-    /// (0, the default, is the unseeded pre-hash).
-    #[arg(long, value_name = "S", default_value_t = 0, allow_negative_numbers = true,
+    /// (0, the default, is the unseeded pre-hash). Refused with any other
+    /// format, whatever its value, 0 included.
+    #[arg(long, value_name = "S", allow_negative_numbers = true,
           value_parser = limits::any_u64)]
-    hash_seed: u64,
+    hash_seed: Option<u64>,
     /// Keys per chunk instead of the automatic size (for tests, which
     /// need many chunks from small inputs).
     #[arg(long, hide = true, allow_negative_numbers = true, value_parser = limits::chunk_keys)]
@@ -105,12 +105,13 @@ impl InputArgs {
             max_line_bytes: self.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
             column: self.column.clone(),
             header: !self.no_header,
-            hash_seed: self.hash_seed,
+            hash_seed: self.hash_seed.unwrap_or(0),
         }
     }
 
-    /// Opens the input, after refusing a `--seed` without `--generate` and
-    /// a `--max-line-bytes` that the keys' format (as given) has no use
+    /// Opens the input, after refusing a `--seed` without `--generate`, a
+    /// `--hash-seed` (any value) without `--key-format bytes`, and a
+    /// `--max-line-bytes` that the keys' format (as given) has no use
     /// for: u64le, decimal and Parquet keys have no lines to bound, nor has
     /// `--generate`.
     pub fn open(&self) -> Result<Input, String> {
@@ -120,6 +121,15 @@ impl InputArgs {
             return Err(
                 "--seed: only with --generate (it seeds the generated keys; \
                         --hash-seed seeds the pre-hash of byte keys)"
+                    .into(),
+            );
+        }
+        // Given, not only non-zero: 0 is a seed asked for too. Auto
+        // detection never picks bytes, and --generate makes u64 keys.
+        if self.hash_seed.is_some() && self.key_format != KeyFormatArg::Bytes {
+            return Err(
+                "--hash-seed: only with --key-format bytes (it seeds the pre-hash of byte \
+                 keys; --seed is the seed of --generate)"
                     .into(),
             );
         }
@@ -154,14 +164,10 @@ impl InputArgs {
         }
     }
 
-    /// Whether the keys come from standard input (no file, or `-`, and
-    /// not generated).
+    /// Whether the keys come from standard input (no file, `-` or a path
+    /// to standard input's file, and not generated).
     pub fn reads_stdin(&self) -> bool {
-        self.generate.is_none()
-            && self
-                .input
-                .as_deref()
-                .is_none_or(crate::node_tables::is_stdin)
+        self.generate.is_none() && self.input.as_deref().is_none_or(crate::stdin::reads_stdin)
     }
 
     /// The files the input reads, which no output may replace: the key
@@ -183,26 +189,12 @@ impl InputArgs {
                 Err(_) => {}
             },
             None => {
-                if let Some(meta) = stdin_metadata() {
+                if let Some(meta) = crate::stdin::metadata() {
                     files.add("the input file (on standard input)".into(), &meta);
                 }
             }
         }
         files
-    }
-}
-
-/// What standard input is (`< keys.u64` makes it a file).
-fn stdin_metadata() -> Option<std::fs::Metadata> {
-    #[cfg(unix)]
-    {
-        use std::os::fd::AsFd;
-        let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
-        File::from(fd).metadata().ok()
-    }
-    #[cfg(not(unix))]
-    {
-        None
     }
 }
 

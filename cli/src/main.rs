@@ -11,6 +11,7 @@ mod limits;
 mod node_tables;
 mod out;
 mod report;
+mod stdin;
 
 use std::process::ExitCode;
 

@@ -33,7 +33,10 @@ pub fn one_on_stdin(readers: &[(&str, bool)]) -> Result<(), String> {
     }
 }
 
-/// Whether `path` names standard input.
+/// Whether `path` is `-`, which tables read as standard input. A path to
+/// standard input's file (`/dev/stdin`) is read as a file, yet reads it
+/// too: [`one_on_stdin`] is told by `crate::stdin::reads_stdin`, which
+/// knows both.
 pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }

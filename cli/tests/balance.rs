@@ -373,3 +373,66 @@ fn a_table_with_a_removed_node_is_balanced_over_its_live_nodes() {
     let text = std::fs::read_to_string(&out).unwrap();
     assert!(text.starts_with("a\nb removed=1\nc\nd\n"), "{text}");
 }
+
+/// `--plot` is checked as every output is, before anything is written: an
+/// SVG name, no input nor the table under it, one `-` at most, and its
+/// directory there.
+#[test]
+fn the_plot_is_checked_like_every_output() {
+    let d = dir();
+    let weights = csv(d.path(), "qps", &[(1, 2.0), (2, 3.0), (3, 1.0)]);
+    let nodes = table(d.path(), "four", "n0\nn1\nn2\nn3\n");
+    // No extension, so that the same file is told by its place.
+    let out = d.path().join("out");
+    let missing = d.path().join("nodir").join("p.svg");
+    let cases: Vec<(&str, &str, Vec<&str>)> = vec![
+        (
+            path_str(&out),
+            path_str(&nodes),
+            vec!["--nodes file", "replace"],
+        ),
+        (
+            path_str(&out),
+            path_str(&weights),
+            vec!["WEIGHTS file", "replace"],
+        ),
+        (path_str(&out), path_str(&out), vec!["are the same file"]),
+        (path_str(&out), "x.txt", vec!["--plot x.txt", "svg"]),
+        (path_str(&out), "p.PNG", vec!["--plot p.PNG", "PNG"]),
+        ("-", "-", vec!["both name standard output"]),
+        (path_str(&out), path_str(&missing), vec!["does not exist"]),
+    ];
+    let before = listing(d.path());
+    let texts = |ps: &[&std::path::PathBuf]| -> Vec<String> {
+        ps.iter()
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .collect()
+    };
+    let inputs = texts(&[&weights, &nodes]);
+    for (write_table, plot, words) in cases {
+        let o = run_command(
+            command().current_dir(d.path()).args([
+                "balance",
+                path_str(&weights),
+                "--key-column",
+                "user",
+                "--weight-column",
+                "qps",
+                "--nodes",
+                path_str(&nodes),
+                "--factor",
+                "2",
+                "--write-table",
+                write_table,
+                "--plot",
+                plot,
+            ]),
+            b"",
+        );
+        assert_eq!(o.status.code(), Some(1), "{plot}");
+        assert_fails(&o, &words);
+        assert!(o.stdout.is_empty(), "{plot}: {}", stdout(&o));
+        assert_eq!(listing(d.path()), before, "{plot}");
+        assert_eq!(texts(&[&weights, &nodes]), inputs, "{plot}");
+    }
+}

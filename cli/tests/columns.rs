@@ -423,14 +423,22 @@ fn hash_seeds_for_byte_keys() {
             .collect();
         assert_eq!(stdout(&o), want, "seed {seed}");
     }
-    let o = run(&[
-        "assign",
-        "--buckets",
-        "10",
-        "--generate",
-        "5",
-        "--hash-seed",
-        "3",
-    ]);
-    assert_fails(&o, &["--hash-seed", "--key-format bytes"]);
+    // Refused where it does not apply, whatever its value: 0 (the default
+    // seed) too, since it was given.
+    let d = dir();
+    let decimal = d.path().join("keys.txt");
+    std::fs::write(&decimal, "1\n2\n").unwrap();
+    for seed in ["3", "0"] {
+        for input in [
+            &["--generate", "5"][..],
+            &["--key-format", "decimal", path_str(&decimal)],
+        ] {
+            let mut args = vec!["assign", "--buckets", "10", "--hash-seed", seed];
+            args.extend(input);
+            let o = run(&args);
+            assert_eq!(o.status.code(), Some(1), "{args:?}");
+            assert_fails(&o, &["--hash-seed", "--key-format bytes"]);
+            assert!(o.stdout.is_empty(), "{args:?}");
+        }
+    }
 }

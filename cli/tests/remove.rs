@@ -210,7 +210,7 @@ fn remove_refuses_what_it_cannot_do() {
     let one = table(d.path(), "one", "a\n+a\n");
     let out = d.path().join("t");
     let before = listing(d.path());
-    let cases: [(Vec<&str>, &[&str]); 5] = [
+    let cases: [(Vec<&str>, &[&str]); 6] = [
         (vec!["--node", "zz"], &["--node zz", "no line", "a, b"]),
         (
             vec![
@@ -237,6 +237,11 @@ fn remove_refuses_what_it_cannot_do() {
         (
             vec!["--node", "a", "--max-imbalance", "0.5"],
             &["--max-imbalance", "at least 1"],
+        ),
+        // A leading hyphen is a value, answered by the same range check.
+        (
+            vec!["--node", "a", "--max-imbalance", "-1"],
+            &["--max-imbalance -1", "at least 1"],
         ),
         (vec!["--node", "a", "--choose", "swap"], &["--write-table"]),
     ];

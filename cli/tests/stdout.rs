@@ -245,6 +245,74 @@ fn standard_output_on_the_input_is_refused() {
     }
 }
 
+/// Every command that reads files and prints refuses a standard output
+/// that is one of them (`1<> nodes.txt`): the answers of `lookup`, `table
+/// fingerprint` and `table diff`, `bench --reshard`'s table, or a report
+/// beside a written table, would overwrite it.
+#[test]
+fn standard_output_on_a_file_read_is_refused() {
+    let d = dir();
+    let nodes = table(d.path(), "nodes.txt", "a\nb\nc\n");
+    let other = table(d.path(), "other.txt", "a\nb\n");
+    let keys = u64le_file(d.path(), "keys.u64", &keys(6, 1000));
+    let new = d.path().join("new.txt");
+    let (n, k) = (path_str(&nodes), path_str(&keys));
+    let cases: [(&[&str], &std::path::Path, u8); 6] = [
+        (&["lookup", "--nodes", n, "42"], &nodes, 1),
+        (&["table", "fingerprint", path_str(&other), n], &nodes, 1),
+        (&["table", "diff", path_str(&other), n], &nodes, 2),
+        (
+            &[
+                "restore",
+                "--from-nodes",
+                n,
+                "--node",
+                "d",
+                "--write-table",
+                path_str(&new),
+            ],
+            &nodes,
+            1,
+        ),
+        (
+            &[
+                "remove",
+                "--from-nodes",
+                n,
+                "--node",
+                "a",
+                k,
+                "--write-table",
+                path_str(&new),
+            ],
+            &keys,
+            1,
+        ),
+        (&["bench", "--reshard", k, "--repeat", "1"], &keys, 1),
+    ];
+    for (args, read, status) in cases {
+        let before = std::fs::read(read).unwrap();
+        let same = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(read)
+            .unwrap();
+        let o = command()
+            .args(args)
+            .stdout(same)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(i32::from(status)), "{args:?}");
+        assert_fails(
+            &o,
+            &["standard output is the", path_str(read), "overwrite it"],
+        );
+        assert_eq!(std::fs::read(read).unwrap(), before, "{args:?}");
+        assert!(!new.exists(), "{args:?}");
+    }
+}
+
 /// A standard error that cannot take the message (`2> /dev/full`) loses
 /// the message, not the exit status: no panic, no status 101.
 #[test]

@@ -336,3 +336,56 @@ fn restore_names_a_bad_node_name_as_given() {
     assert!(!stderr(&o).contains("line"), "{}", stderr(&o));
     assert!(!out.exists());
 }
+
+/// A path to the pipe standard input is (`/dev/stdin`, `/proc/self/fd/0`)
+/// reads standard input as `-` does: with another reader of it, refused,
+/// where the table used to consume the keys and `assign` print nothing.
+#[test]
+fn paths_to_standard_input_serve_one_reader() {
+    let text = "a\nb\nc\n";
+    for (args, words) in [
+        (
+            vec!["assign", "--nodes", "/dev/stdin", "-"],
+            &["--nodes and the keys both read standard input"][..],
+        ),
+        (
+            vec![
+                "assign",
+                "--nodes",
+                "/proc/self/fd/0",
+                "--key-format",
+                "decimal",
+            ],
+            &["--nodes and the keys both read standard input"],
+        ),
+        (
+            vec![
+                "reshard",
+                "--from-nodes",
+                "-",
+                "--to-nodes",
+                "/dev/stdin",
+                "--generate",
+                "9",
+            ],
+            &["--from-nodes and --to-nodes both read standard input"],
+        ),
+        (
+            vec!["table", "diff", "/dev/stdin", "-"],
+            &["both read standard input"],
+        ),
+        (
+            vec!["table", "fingerprint", "-", "/dev/stdin"],
+            &["/dev/stdin: standard input is read once"],
+        ),
+    ] {
+        let o = run_with_stdin(&args, text.as_bytes());
+        assert_fails(&o, words);
+        if args[1] != "fingerprint" {
+            assert!(o.stdout.is_empty(), "{args:?}: {}", stdout(&o));
+        }
+    }
+    // One reader is one reader, however named.
+    let o = run_with_stdin(&["lookup", "--nodes", "/dev/stdin", "42"], text.as_bytes());
+    assert_ok(&o);
+}

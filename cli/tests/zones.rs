@@ -296,3 +296,30 @@ fn table_zone_changes_refuse_to_replace_their_table() {
         assert_eq!(std::fs::read_to_string(&old).unwrap(), text, "{words:?}");
     }
 }
+
+/// A zone change's table is text: a name that says another format is
+/// refused before anything is read, as `remove`, `restore` and `balance`
+/// refuse it.
+#[test]
+fn table_zone_changes_refuse_names_of_other_formats() {
+    let d = dir();
+    let text = std::fs::read_to_string(zones().join("three.txt")).unwrap();
+    let old = table(d.path(), "old.txt", &text);
+    let before = listing(d.path());
+    for (words, name, format) in [
+        (
+            vec!["add-node", "d1", "--zone", "east"],
+            "zl.parquet",
+            "parquet",
+        ),
+        (vec!["lose-zone", "west"], "zz.json", "JSON"),
+        (vec!["add-zone", "north", "n1"], "zz.svg", "svg"),
+    ] {
+        let mut args = vec!["table", words[0], path_str(&old)];
+        args.extend(&words[1..]);
+        args.extend(["--write-table", name]);
+        let o = run_command(command().current_dir(d.path()).args(&args), b"");
+        assert_fails(&o, &[&format!("--write-table {name}"), format, ".txt"]);
+        assert_eq!(listing(d.path()), before, "{words:?}");
+    }
+}

@@ -22,6 +22,7 @@ use crate::out::destination::{committed, Output};
 use crate::out::format_name::choose;
 use crate::out::progress;
 use crate::out::stdout::ReportTo;
+use crate::stdin;
 
 /// How the buckets are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -147,7 +148,7 @@ impl Target {
         let target = match (&args.nodes, args.buckets) {
             (Some(path), _) => {
                 node_tables::one_on_stdin(&[
-                    ("--nodes", node_tables::is_stdin(path)),
+                    ("--nodes", stdin::reads_stdin(path)),
                     ("the keys", args.input.reads_stdin()),
                 ])?;
                 Target::Table(Box::new(node_tables::read("--nodes", path)?))

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use jumpshard::{Memento, NodeTable};
 
 use crate::node_tables;
+use crate::out::clash::{self, InputFiles};
 use crate::out::stdout::Stdout;
 
 /// The options of `jumpshard lookup`.
@@ -41,6 +42,7 @@ pub struct Args {
 /// Runs `lookup`: one line per key, `KEY SLOT NODE` (slots and nodes of a
 /// replica set joined by `,`).
 pub fn run(args: &Args) -> Result<(), String> {
+    clash::stdout_not_input(None, &InputFiles::default().with("--nodes", &args.nodes))?;
     let table = node_tables::read("--nodes", &args.nodes)?;
     let mut out = Stdout::open()?;
     let k = args.replicas.unwrap_or(1);

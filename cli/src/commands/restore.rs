@@ -13,7 +13,7 @@ use jumpshard::nodes::{restore, RestoreError, TableError};
 use crate::node_tables;
 use crate::out::clash::{self, InputFiles};
 use crate::out::destination::{committed, is_stdout, shown};
-use crate::out::format_name::check_fixed;
+use crate::out::format_name::check_fixed_outputs;
 use crate::out::stdout::ReportTo;
 
 /// The options of `jumpshard restore`.
@@ -44,7 +44,7 @@ pub struct Args {
 
 /// Runs `restore` as `args` ask.
 pub fn run(args: &Args) -> Result<(), String> {
-    check_fixed("--write-table", &args.write_table, "text")?;
+    check_fixed_outputs(&[("--write-table", Some(&args.write_table))])?;
     // The report goes to standard error when the table goes to standard
     // output.
     let report_to = ReportTo::open(is_stdout(&args.write_table))?;

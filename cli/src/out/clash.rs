@@ -110,7 +110,9 @@ enum Place {
 
 /// Checks `outputs` (each an option and the path it names, if given;
 /// `-`, standard output, may be one of them only) against each other and against
-/// `inputs`, and that each can be written, before any key is read.
+/// `inputs`, and that each can be written, before any key is read; and
+/// standard output against `inputs` even when no output is `-`, since the
+/// report goes there then.
 pub fn check(outputs: &[(&str, Option<&Path>)], inputs: &InputFiles) -> Result<(), String> {
     let mut places: Vec<(&str, &Path, Place)> = Vec::new();
     let mut on_stdout: Option<(&str, &Path)> = None;
@@ -128,7 +130,7 @@ pub fn check(outputs: &[(&str, Option<&Path>)], inputs: &InputFiles) -> Result<(
                 ));
             }
             on_stdout = Some((option, path));
-            stdout_over_input(option, inputs)?;
+            stdout_not_input(Some(option), inputs)?;
             continue;
         }
         let Some(place) = writable(option, path, inputs)? else {
@@ -143,25 +145,38 @@ pub fn check(outputs: &[(&str, Option<&Path>)], inputs: &InputFiles) -> Result<(
         }
         places.push((option, path, place));
     }
+    if on_stdout.is_none() {
+        stdout_not_input(None, inputs)?;
+    }
     Ok(())
 }
 
 /// Refuses standard output that is one of `inputs` (`> keys.u64`, or
 /// `1<> keys.u64`), as `cat` does: the results would overwrite keys not
 /// read yet, or the shell's `>` already emptied the file, and the command
-/// would report no keys as a success.
-fn stdout_over_input(option: &str, inputs: &InputFiles) -> Result<(), String> {
+/// would report no keys as a success. `option` names the output written
+/// there (`--output -`), if any; else what the command prints goes there
+/// (`lookup`'s answers, `table fingerprint`'s lines, a report). Every
+/// command that reads files and prints asks this before printing.
+pub fn stdout_not_input(option: Option<&str>, inputs: &InputFiles) -> Result<(), String> {
     let Some(meta) = stdout_metadata().filter(|meta| !is_direct(meta)) else {
         return Ok(());
     };
-    match inputs.find(FileId::of(&meta)) {
-        Some(input) => Err(format!(
+    let Some(input) = inputs.find(FileId::of(&meta)) else {
+        return Ok(());
+    };
+    Err(match option {
+        Some(option) => format!(
             "standard output ({option}) is {}: the results would overwrite it while it is \
              read (a shell's > empties it first)",
             input.what
-        )),
-        None => Ok(()),
-    }
+        ),
+        None => format!(
+            "standard output is {}: what is printed there would overwrite it (a shell's > \
+             empties it first)",
+            input.what
+        ),
+    })
 }
 
 /// Checks the output `path` of `option` against `inputs` and that it can

@@ -99,10 +99,28 @@ pub fn choose<T: Copy + PartialEq>(
     }
 }
 
+/// The outputs that always hold one format, by option: a plot is SVG, a
+/// node table text.
+const FIXED: &[(&str, &str)] = &[("--plot", "svg"), ("--write-table", "text")];
+
 /// Checks that the output `path` of `option`, which is always `what`
 /// (`svg`, a node table's `text`), is not named for another format.
-pub fn check_fixed(option: &str, path: &Path, what: &'static str) -> Result<(), String> {
+fn check_fixed(option: &str, path: &Path, what: &'static str) -> Result<(), String> {
     choose(option, path, None, &[(what, ())], (), |_| what)
+}
+
+/// Checks each of `outputs` (an option and its path, if given) that
+/// always holds one format (`--plot`, `--write-table`) against its name,
+/// as every command that writes a plot or a node table does before
+/// anything is read.
+pub fn check_fixed_outputs(outputs: &[(&str, Option<&Path>)]) -> Result<(), String> {
+    for &(option, path) in outputs {
+        let fixed = FIXED.iter().find(|(name, _)| *name == option);
+        if let (Some(path), Some(&(_, what))) = (path, fixed) {
+            check_fixed(option, path, what)?;
+        }
+    }
+    Ok(())
 }
 
 /// `a`, `a or b`, `a, b or c`, without repeats.

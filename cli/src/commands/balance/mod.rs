@@ -22,9 +22,10 @@ use jumpshard_stream::{read_weighted, WeightColumns};
 use crate::node_tables;
 use crate::out::clash::{self, InputFiles};
 use crate::out::destination::{committed, is_stdout, shown};
-use crate::out::format_name::check_fixed;
+use crate::out::format_name::check_fixed_outputs;
 use crate::out::stdout::ReportTo;
 use crate::report::balance_plot::{self, BalancePicture};
+use crate::stdin::reads_stdin;
 use plan::{peak, Problem, Refusal};
 
 /// The most keys a refusal lists.
@@ -80,7 +81,13 @@ pub struct Args {
 
 /// Runs `balance` as `args` ask.
 pub fn run(args: &Args) -> Result<(), String> {
-    check_fixed("--write-table", &args.write_table, "text")?;
+    // The report goes to standard output, or to standard error when the
+    // table or plot does (`-`).
+    let outputs = [
+        ("--write-table", Some(args.write_table.as_path())),
+        ("--plot", args.plot.as_deref()),
+    ];
+    check_fixed_outputs(&outputs)?;
     if args.factor.is_nan() || args.factor <= 1.0 {
         return Err(format!(
             "--factor {}: the bound is c times the mean load, with c above 1 (1.25 lets a \
@@ -88,16 +95,16 @@ pub fn run(args: &Args) -> Result<(), String> {
             args.factor
         ));
     }
-    let plot_to_stdout = args.plot.as_deref().is_some_and(is_stdout);
-    let report_to = ReportTo::open(is_stdout(&args.write_table) || plot_to_stdout)?;
+    let report_to = ReportTo::open(outputs.iter().any(|(_, p)| p.is_some_and(is_stdout)))?;
     let mut inputs = InputFiles::default().with("WEIGHTS", &args.weights);
     if let Some(nodes) = &args.nodes {
+        node_tables::one_on_stdin(&[
+            ("--nodes", reads_stdin(nodes)),
+            ("WEIGHTS", reads_stdin(&args.weights)),
+        ])?;
         inputs = inputs.with("--nodes", nodes);
     }
-    clash::check(
-        &[("--write-table", Some(args.write_table.as_path()))],
-        &inputs,
-    )?;
+    clash::check(&outputs, &inputs)?;
     let table = match (&args.nodes, args.buckets) {
         (Some(path), _) => node_tables::read("--nodes", path)?,
         (None, Some(n)) => {

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 use crate::limits;
 use crate::out::clash::{self, InputFiles};
-use crate::out::format_name::check_fixed;
+use crate::out::format_name::check_fixed_outputs;
 
 /// The options of `jumpshard bench`.
 #[derive(clap::Args)]
@@ -83,9 +83,10 @@ Examples:
 /// Runs `bench` as `args` ask.
 pub fn run(args: &Args) -> Result<(), String> {
     // The plot's file is checked before minutes of measuring.
-    if let Some(path) = &args.plot {
-        check_fixed("--plot", path, "svg")?;
-        clash::check(&[("--plot", Some(path))], &InputFiles::default())?;
+    if args.plot.is_some() {
+        let plot = [("--plot", args.plot.as_deref())];
+        check_fixed_outputs(&plot)?;
+        clash::check(&plot, &InputFiles::default())?;
     }
     let repeat = args.repeat.unwrap_or(5);
     if args.reshard.file.is_some() {

@@ -24,6 +24,7 @@ use serde::Serialize;
 
 use crate::args::{count, threads};
 use crate::limits;
+use crate::out::clash::{self, InputFiles};
 use crate::out::stdout::Stdout;
 
 /// The modes that `--reshard FILE` excludes: clap waives an option's
@@ -112,6 +113,7 @@ pub fn run(args: &ReshardArgs, repeat: u32, json: bool) -> Result<(), String> {
     let resize = Resize::new(count("--from", args.from)?, count("--to", args.to)?)
         .map_err(|e| e.to_string())?;
     let workers = threads(args.threads);
+    clash::stdout_not_input(None, &InputFiles::default().with("--reshard", path))?;
     let mut out = Stdout::open()?;
     u64le_only(path)?;
     let file = u64le_file(path)?;

@@ -37,13 +37,14 @@ use recommend::{expected_counts, recommend, Basis, SAMPLE_KEYS};
 use crate::args::InputArgs;
 use crate::node_tables;
 use crate::out::destination::{committed, is_stdout, shown};
-use crate::out::format_name::check_fixed;
+use crate::out::format_name::check_fixed_outputs;
 use crate::out::stdout::ReportTo;
 use crate::out::{clash, progress};
 use crate::report::change_plot;
 use crate::report::change_summary::ChangeSummary;
 use crate::report::columns::name_width;
 use crate::report::fraction::fraction;
+use crate::stdin;
 
 /// The options of `jumpshard remove`.
 #[derive(clap::Args)]
@@ -64,7 +65,12 @@ pub struct Args {
     #[command(flatten)]
     input: InputArgs,
     /// The largest max/mean node load a recommended option may leave.
-    #[arg(long, default_value_t = 1.25, value_name = "BOUND")]
+    #[arg(
+        long,
+        default_value_t = 1.25,
+        value_name = "BOUND",
+        allow_negative_numbers = true
+    )]
     max_imbalance: f64,
     /// Write the new table of the chosen option here (atomically; `-`:
     /// to standard output, the report then going to standard error).
@@ -139,15 +145,10 @@ pub fn run(args: &Args) -> Result<(), String> {
                 .into(),
         );
     }
-    if let Some(path) = &args.write_table {
-        check_fixed("--write-table", path, "text")?;
-    }
-    if let Some(path) = &args.plot {
-        check_fixed("--plot", path, "svg")?;
-    }
+    check_fixed_outputs(&outputs)?;
     let report_to = ReportTo::open(outputs.iter().any(|(_, p)| p.is_some_and(is_stdout)))?;
     node_tables::one_on_stdin(&[
-        ("--from-nodes", node_tables::is_stdin(&args.from_nodes)),
+        ("--from-nodes", stdin::reads_stdin(&args.from_nodes)),
         ("the keys", args.input.reads_stdin()),
     ])?;
     let old = node_tables::read("--from-nodes", &args.from_nodes)?;

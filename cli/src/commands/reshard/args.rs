@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use crate::args::{InputArgs, MoveFormatArg};
 use crate::limits;
-use crate::out::format_name::{check_fixed, choose};
+use crate::out::format_name::{check_fixed_outputs, choose};
 
 /// What `reshard --help` shows after the options.
 const EXAMPLES: &str = "\
@@ -113,9 +113,6 @@ impl Args {
     /// with what it will hold.
     pub fn check_output_names(&self) -> Result<(), String> {
         self.move_format()?;
-        if let Some(plot) = &self.plot {
-            check_fixed("--plot", plot, "svg")?;
-        }
-        Ok(())
+        check_fixed_outputs(&[("--plot", self.plot.as_deref())])
     }
 }

@@ -23,12 +23,13 @@ use crate::out::destination::{committed, is_stdout, shown};
 use crate::out::stdout::ReportTo;
 use crate::out::{clash, progress};
 use crate::report::{change_plot, change_summary::ChangeSummary};
+use crate::stdin;
 
 /// Runs `reshard --from-nodes OLD --to-nodes NEW`.
 pub fn run(args: &Args, old_path: &Path, new_path: &Path) -> Result<(), String> {
     node_tables::one_on_stdin(&[
-        ("--from-nodes", node_tables::is_stdin(old_path)),
-        ("--to-nodes", node_tables::is_stdin(new_path)),
+        ("--from-nodes", stdin::reads_stdin(old_path)),
+        ("--to-nodes", stdin::reads_stdin(new_path)),
         ("the keys", args.input.reads_stdin()),
     ])?;
     let old = node_tables::read("--from-nodes", old_path)?;

@@ -8,13 +8,23 @@ use std::path::Path;
 use jumpshard::NodeTable;
 
 use crate::node_tables;
+use crate::out::clash::{self, InputFiles};
 use crate::out::stdout::Stdout;
+use crate::stdin::reads_stdin;
 
 /// Runs `diff`, printing what differs: whether the tables mean the same.
 pub(super) fn run(a: &Path, b: &Path) -> Result<bool, String> {
-    if a.as_os_str() == "-" && b.as_os_str() == "-" {
-        return Err("-: standard input can be only one of the two tables".into());
+    if reads_stdin(a) && reads_stdin(b) {
+        return Err(format!(
+            "{} and {} both read standard input, which can be only one of the two tables",
+            a.display(),
+            b.display()
+        ));
     }
+    clash::stdout_not_input(
+        None,
+        &InputFiles::default().with("table", a).with("table", b),
+    )?;
     let ta = node_tables::read_or_stdin(a)?;
     let tb = node_tables::read_or_stdin(b)?;
     let lines = differences(&ta, &tb);

@@ -11,7 +11,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::node_tables;
+use crate::out::clash::{self, InputFiles};
 use crate::out::stdout::Stdout;
+use crate::stdin::reads_stdin;
 
 /// The subcommands of `jumpshard table`.
 #[derive(clap::Subcommand)]
@@ -173,14 +175,23 @@ pub fn run(command: &Command) -> ExitCode {
 /// Prints `FINGERPRINT  FILE` for each file; 1 if any failed.
 fn fingerprint(files: &[PathBuf]) -> ExitCode {
     let mut failed = false;
+    let inputs = files
+        .iter()
+        .fold(InputFiles::default(), |inputs, f| inputs.with("table", f));
+    if let Err(e) = clash::stdout_not_input(None, &inputs) {
+        return fail(&e, 1);
+    }
     let mut out = match Stdout::open() {
         Ok(out) => out,
         Err(e) => return fail(&e, 1),
     };
     let mut stdin_read = false;
     for file in files {
-        let text = if file.as_os_str() == "-" && std::mem::replace(&mut stdin_read, true) {
-            Err("-: standard input is read once; name it once".to_string())
+        let text = if reads_stdin(file) && std::mem::replace(&mut stdin_read, true) {
+            Err(format!(
+                "{}: standard input is read once; name it once",
+                file.display()
+            ))
         } else {
             node_tables::read_or_stdin(file)
                 .map(|t| format!("{}  {}\n", t.fingerprint(), file.display()))

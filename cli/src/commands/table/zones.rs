@@ -9,6 +9,7 @@ use jumpshard::NodeTable;
 
 use crate::node_tables;
 use crate::out::clash::{self, InputFiles};
+use crate::out::format_name::check_fixed_outputs;
 
 /// The change a zone subcommand makes.
 pub enum Change<'a> {
@@ -28,12 +29,11 @@ pub enum Change<'a> {
 /// (`-`: standard output), which must not be `table`; errors name the file
 /// and the value refused.
 pub fn run(table: &Path, change: Change<'_>, write_table: &Path) -> Result<(), String> {
+    let outputs = [("--write-table", Some(write_table))];
+    check_fixed_outputs(&outputs)?;
     let old = node_tables::read_or_stdin(table)?;
     // Never over the table read: the change's move plan needs both.
-    clash::check(
-        &[("--write-table", Some(write_table))],
-        &InputFiles::default().with("TABLE", table),
-    )?;
+    clash::check(&outputs, &InputFiles::default().with("TABLE", table))?;
     let new = changed(&old, &change).map_err(|e| match e {
         // A name given on the command line, not the file's.
         jumpshard::zones::ZoneError::BadName { .. } => e.to_string(),
