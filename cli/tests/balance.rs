@@ -436,3 +436,42 @@ fn the_plot_is_checked_like_every_output() {
         assert_eq!(texts(&[&weights, &nodes]), inputs, "{plot}");
     }
 }
+
+/// Weights on standard input, as `-` or as a path to it: every byte read
+/// once (a sniff of the first four bytes then a second open lost them on a
+/// pipe), and the same table as from the file; Parquet there is refused.
+#[test]
+fn weights_from_standard_input() {
+    let d = dir();
+    let rows = zipf_split();
+    let weights = csv(d.path(), "qps.csv", &rows[..2000]);
+    let text = std::fs::read(&weights).unwrap();
+    let t = nodes(d.path(), 10);
+    let balance = |input: &str, out: &Path, stdin: &[u8]| {
+        let args = [
+            "balance",
+            input,
+            "--key-column",
+            "0",
+            "--weight-column",
+            "1",
+            "--nodes",
+            path_str(&t),
+            "--factor",
+            "1.25",
+            "--write-table",
+            path_str(out),
+        ];
+        run_with_stdin(&args, stdin)
+    };
+    let want = d.path().join("want.txt");
+    assert_ok(&balance(path_str(&weights), &want, &[]));
+    for input in ["-", "/dev/stdin"] {
+        let got = d.path().join("got.txt");
+        assert_ok(&balance(input, &got, &text));
+        assert_eq!(std::fs::read(&got).unwrap(), std::fs::read(&want).unwrap());
+    }
+    let o = balance("-", &d.path().join("p.txt"), b"PAR1 and more");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("not standard input"), "{}", stderr(&o));
+}

@@ -20,33 +20,71 @@ use crate::error::Error;
 use crate::weighted_key::checked;
 pub use crate::weighted_key::{WeightColumns, WeightedKey};
 
-/// Every key and weight of the file at `path`: Parquet when it starts
-/// with Parquet's magic bytes, CSV otherwise.
+/// Every key and weight of the file at `path` (`-`: standard input):
+/// Parquet when it starts with Parquet's magic bytes, CSV otherwise. The
+/// file is opened once and its first bytes are read once, so that a pipe
+/// (`-`, `/dev/stdin`) loses none of them to the sniff; Parquet, whose
+/// footer is read first, needs a regular file.
 pub fn read_weighted(path: &Path, columns: &WeightColumns<'_>) -> Result<Vec<WeightedKey>, Error> {
-    let name = path.display().to_string();
-    let mut file = std::fs::File::open(path).map_err(|source| Error::Open {
-        name: name.clone(),
-        source,
-    })?;
-    let mut magic = [0u8; 4];
-    let n = file.read(&mut magic).map_err(|source| Error::Read {
-        name: name.clone(),
-        source,
-    })?;
-    if n == 4 && &magic == crate::detect::PARQUET_MAGIC {
-        #[cfg(feature = "parquet")]
-        return crate::weighted_parquet::read(path, columns);
-        #[cfg(not(feature = "parquet"))]
-        return Err(Error::BadParquet {
-            name,
-            why: "this build reads no Parquet".into(),
-        });
+    if path.as_os_str() == "-" {
+        return sniffed(
+            std::io::stdin().lock(),
+            "standard input".into(),
+            None,
+            columns,
+        );
     }
+    let name = path.display().to_string();
     let file = std::fs::File::open(path).map_err(|source| Error::Open {
         name: name.clone(),
         source,
     })?;
-    read_csv(file, name, columns)
+    let regular = file.metadata().is_ok_and(|m| m.is_file());
+    sniffed(file, name, Some((path, regular)), columns)
+}
+
+/// [`read_weighted`] of `source`, named `name`, at `path` (and whether it
+/// is a regular file) unless it is standard input.
+fn sniffed(
+    mut source: impl Read,
+    name: String,
+    path: Option<(&Path, bool)>,
+    columns: &WeightColumns<'_>,
+) -> Result<Vec<WeightedKey>, Error> {
+    let mut magic = [0u8; 4];
+    let mut n = 0;
+    // A pipe may hand over fewer bytes than asked: read until four or the end.
+    while n < magic.len() {
+        match source.read(&mut magic[n..]) {
+            Ok(0) => break,
+            Ok(got) => n += got,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(source) => {
+                return Err(Error::Read {
+                    name: name.clone(),
+                    source,
+                })
+            }
+        }
+    }
+    if n == 4 && &magic == crate::detect::PARQUET_MAGIC {
+        return match path {
+            None => Err(Error::ParquetFromStdin),
+            Some((_, false)) => Err(Error::ParquetNotSeekable { name }),
+            #[cfg(feature = "parquet")]
+            Some((path, true)) => crate::weighted_parquet::read(path, columns),
+            #[cfg(not(feature = "parquet"))]
+            Some((_, true)) => Err(Error::BadParquet {
+                name,
+                why: "this build reads no Parquet".into(),
+            }),
+        };
+    }
+    read_csv(
+        std::io::Cursor::new(magic).take(n as u64).chain(source),
+        name,
+        columns,
+    )
 }
 
 /// Every key and weight of the CSV text `source`, named `name`.

@@ -40,7 +40,8 @@ const LISTED: usize = 20;
     `jumpshard lookup --nodes balanced.txt KEY` answer the moved keys with their new node.")]
 pub struct Args {
     /// The keys and their weights (requests per second, bytes): CSV with
-    /// a header line, or Parquet (told apart by its first bytes).
+    /// a header line, or Parquet (told apart by its first bytes; a regular
+    /// file). `-` is standard input.
     #[arg(value_name = "WEIGHTS")]
     weights: PathBuf,
     /// The column of the keys (decimal u64 in CSV; uint64 or int64 in
