@@ -44,8 +44,11 @@ pub(crate) struct Domain {
     alive: Vec<bool>,
     node_ids: Vec<u64>,
     rack: Vec<u32>,
-    /// Whether any node names a rack.
+    /// Whether any node names a rack, and how many racks there are.
     named_racks: bool,
+    racks: usize,
+    /// Each node's local bucket.
+    local: HashMap<u32, u32>,
 }
 
 impl Domain {
@@ -88,6 +91,10 @@ impl Domain {
                 .collect(),
             rack,
             named_racks: !named.is_empty(),
+            racks: racks as usize,
+            local: (nodes.iter().enumerate())
+                .map(|(b, &node)| (node, b as u32))
+                .collect(),
             nodes,
             live,
             memento,
@@ -160,6 +167,9 @@ impl Domain {
             return;
         }
         let start = out.len();
+        if self.named_racks && self.first_round(first, count, set, out) {
+            return;
+        }
         let mut order = Vec::with_capacity(count + 1);
         order.push(first);
         let want = if self.named_racks { usize::MAX } else { count };
@@ -169,6 +179,32 @@ impl Domain {
         }
         out.extend(order.iter().skip(1).take(count));
         debug_assert_eq!(out.len() - start, count, "members within the live nodes");
+    }
+
+    /// The dealt members after `first` when the replica set alone names
+    /// `count` racks other than `first`'s: they are then the dealing's
+    /// first round (each new rack's first node, in the order the racks
+    /// come), which no node past the set can precede. Pushes them and
+    /// returns true, or pushes nothing and returns false.
+    fn first_round(&self, first: u32, count: usize, set: &[u32], out: &mut Vec<u32>) -> bool {
+        let n = self.nodes.len();
+        let home = self.rack[self.local[&first] as usize];
+        let mut found: Vec<(u32, u32)> = Vec::with_capacity(count);
+        for &b in set {
+            let b = b as usize;
+            if b >= n || !self.alive[b] || self.nodes[b] == first {
+                continue;
+            }
+            let rack = self.rack[b];
+            if rack != home && found.iter().all(|&(r, _)| r != rack) {
+                found.push((rack, self.nodes[b]));
+                if found.len() == count {
+                    out.extend(found.iter().map(|f| f.1));
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// Pushes the live nodes but `first` in the zone's sequence for `key`,
@@ -206,22 +242,16 @@ impl Domain {
     /// racks: round by round, the racks in the order their first nodes
     /// come, each rack's nodes in theirs, a rack out of nodes passed over.
     fn dealt(&self, order: &mut [u32]) {
-        let local: HashMap<u32, usize> = (self.nodes.iter().enumerate())
-            .map(|(b, &node)| (node, b))
-            .collect();
-        let mut racks: Vec<u32> = Vec::new();
+        // Each rack's place among the racks as they come, and its nodes.
+        let mut place = vec![u32::MAX; self.racks];
         let mut lists: Vec<Vec<u32>> = Vec::new();
         for &node in order.iter() {
-            let rack = self.rack[local[&node]];
-            let r = match racks.iter().position(|&x| x == rack) {
-                Some(r) => r,
-                None => {
-                    racks.push(rack);
-                    lists.push(Vec::new());
-                    racks.len() - 1
-                }
-            };
-            lists[r].push(node);
+            let rack = self.rack[self.local[&node] as usize] as usize;
+            if place[rack] == u32::MAX {
+                place[rack] = lists.len() as u32;
+                lists.push(Vec::new());
+            }
+            lists[place[rack] as usize].push(node);
         }
         let mut i = 0;
         for round in 0.. {
