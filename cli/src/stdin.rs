@@ -6,6 +6,8 @@
 
 use std::path::Path;
 
+use crate::out::stdout::{names_stream, stream_metadata};
+
 /// Whether the input `path` reads standard input: `-`, or a path to the
 /// file standard input is, told as outputs tell standard output
 /// (`crate::out::stdout::is_stdout`): the same device and inode, for a
@@ -18,38 +20,10 @@ pub fn reads_stdin(path: &Path) -> bool {
 
 /// What standard input is (`< keys.u64` makes it a file), if it can be
 /// told.
-#[cfg(unix)]
 pub fn metadata() -> Option<std::fs::Metadata> {
-    use std::os::fd::AsFd;
-    // A duplicate of standard input's descriptor, for its identity.
-    let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
-    std::fs::File::from(fd).metadata().ok()
+    stream_metadata(std::io::stdin())
 }
 
-/// What standard input is, if it can be told.
-#[cfg(not(unix))]
-pub fn metadata() -> Option<std::fs::Metadata> {
-    None
-}
-
-#[cfg(unix)]
 fn is_stdin_stream(path: &Path) -> bool {
-    use std::io::IsTerminal;
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let Ok(named) = std::fs::metadata(path) else {
-        return false;
-    };
-    let kind = named.file_type();
-    if !(kind.is_file()
-        || kind.is_fifo()
-        || kind.is_char_device() && std::io::stdin().is_terminal())
-    {
-        return false;
-    }
-    metadata().is_some_and(|ours| (ours.dev(), ours.ino()) == (named.dev(), named.ino()))
-}
-
-#[cfg(not(unix))]
-fn is_stdin_stream(_: &Path) -> bool {
-    false
+    names_stream(path, std::io::stdin())
 }

@@ -205,35 +205,48 @@ pub fn is_stdout(path: &Path) -> bool {
 }
 
 /// What standard output is, if it can be told.
-#[cfg(unix)]
 pub fn stdout_metadata() -> Option<std::fs::Metadata> {
-    use std::os::fd::AsFd;
-    // A duplicate of standard output's descriptor, for its identity.
-    let ours = io::stdout().as_fd().try_clone_to_owned().ok()?;
+    stream_metadata(io::stdout())
+}
+
+fn is_stdout_stream(path: &Path) -> bool {
+    names_stream(path, io::stdout())
+}
+
+/// What the standard stream `stream` is, if it can be told: the metadata
+/// of a duplicate of its descriptor.
+#[cfg(unix)]
+pub fn stream_metadata(stream: impl std::os::fd::AsFd) -> Option<std::fs::Metadata> {
+    let ours = stream.as_fd().try_clone_to_owned().ok()?;
     std::fs::File::from(ours).metadata().ok()
 }
 
-/// What standard output is, if it can be told.
+/// What a standard stream is, if it can be told.
 #[cfg(not(unix))]
-pub fn stdout_metadata() -> Option<std::fs::Metadata> {
+pub fn stream_metadata<S>(_: S) -> Option<std::fs::Metadata> {
     None
 }
 
+/// Whether `path` names the file, pipe or terminal that the standard
+/// stream `stream` is: the same device and inode, for a regular file, a
+/// FIFO or pipe, or a terminal when the stream is one (another device the
+/// stream also is, `/dev/null`, stays a file of its own).
 #[cfg(unix)]
-fn is_stdout_stream(path: &Path) -> bool {
-    use std::io::IsTerminal;
+pub fn names_stream(path: &Path, stream: impl std::os::fd::AsFd + std::io::IsTerminal) -> bool {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let Ok(named) = std::fs::metadata(path) else {
         return false;
     };
     let kind = named.file_type();
-    if !(kind.is_file() || kind.is_fifo() || kind.is_char_device() && io::stdout().is_terminal()) {
+    if !(kind.is_file() || kind.is_fifo() || kind.is_char_device() && stream.is_terminal()) {
         return false;
     }
-    stdout_metadata().is_some_and(|ours| (ours.dev(), ours.ino()) == (named.dev(), named.ino()))
+    stream_metadata(stream)
+        .is_some_and(|ours| (ours.dev(), ours.ino()) == (named.dev(), named.ino()))
 }
 
+/// Whether `path` names a standard stream: not told off Unix.
 #[cfg(not(unix))]
-fn is_stdout_stream(_: &Path) -> bool {
+pub fn names_stream<S>(_: &Path, _: S) -> bool {
     false
 }

@@ -128,7 +128,7 @@ impl ZonedReplicas<'_> {
                 .filter(|r| r.m >= 2)
                 .map(|r| zone.derived(keys[r.key as usize]))
                 .collect();
-            let mut sets = vec![vec![0u32; several.len()]; if several.is_empty() { 0 } else { k }];
+            let mut sets = vec![vec![0u32; several.len()]; k];
             if !several.is_empty() {
                 let mut refs: Vec<&mut [u32]> = sets.iter_mut().map(|c| &mut c[..]).collect();
                 crate::replicas::batch(&several, zone.axis(k), &mut refs)
