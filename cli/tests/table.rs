@@ -389,3 +389,61 @@ fn paths_to_standard_input_serve_one_reader() {
     let o = run_with_stdin(&["lookup", "--nodes", "/dev/stdin", "42"], text.as_bytes());
     assert_ok(&o);
 }
+
+/// A table or weights file read as `-` from a file (`< nodes.txt`) is
+/// that file, which no output may replace, as when it is named.
+#[test]
+fn a_file_read_as_standard_input_is_not_replaced() {
+    let d = dir();
+    let nodes = table(d.path(), "nodes.txt", "db-a\ndb-b\ndb-c\n");
+    let zoned = table(d.path(), "z.txt", "a zone=z1\nb zone=z2\n");
+    let weights = table(d.path(), "w.txt", "key,weight\n1,1\n2,1\n");
+    let (n, z, w) = (path_str(&nodes), path_str(&zoned), path_str(&weights));
+    let write = |f: &str| ["--write-table".to_string(), f.to_string()];
+    for (stdin, mut args, words) in [
+        (
+            n,
+            vec![
+                "remove",
+                "--from-nodes",
+                "-",
+                "--node",
+                "db-b",
+                "--generate",
+                "9",
+            ],
+            "--from-nodes file (on standard input)",
+        ),
+        (
+            n,
+            vec!["restore", "--from-nodes", "-", "--node", "db-d"],
+            "--from-nodes file (on standard input)",
+        ),
+        (
+            z,
+            vec!["table", "add-zone", "-", "z3", "e"],
+            "TABLE file (on standard input)",
+        ),
+        (
+            n,
+            vec!["balance", w, "--nodes", "-", "--factor", "3"],
+            "--nodes file (on standard input)",
+        ),
+        (
+            w,
+            vec!["balance", "-", "--nodes", n, "--factor", "3"],
+            "WEIGHTS file (on standard input)",
+        ),
+    ] {
+        let before = std::fs::read(stdin).unwrap();
+        let out = write(stdin);
+        args.extend(out.iter().map(String::as_str));
+        let o = command()
+            .args(&args)
+            .stdin(std::fs::File::open(stdin).unwrap())
+            .output()
+            .unwrap();
+        assert_fails(&o, &[words, "which the output would replace"]);
+        assert_eq!(std::fs::read(stdin).unwrap(), before, "{args:?}");
+    }
+}

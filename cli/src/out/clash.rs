@@ -73,9 +73,15 @@ impl InputFiles {
     }
 
     /// With the file at `path`, given with `option` (nothing if it cannot
-    /// be read: reading it will say why).
+    /// be read: reading it will say why). `-` is the file standard input
+    /// is (`--from-nodes - < nodes.txt`), which an output must not replace
+    /// any more than the same file named.
     pub fn with(mut self, option: &str, path: &Path) -> InputFiles {
-        if let Ok(meta) = std::fs::metadata(path) {
+        if path.as_os_str() == "-" {
+            if let Some(meta) = crate::stdin::metadata() {
+                self.add(format!("the {option} file (on standard input)"), &meta);
+            }
+        } else if let Ok(meta) = std::fs::metadata(path) {
             self.add(format!("the {option} file {}", path.display()), &meta);
         }
         self
