@@ -66,8 +66,8 @@ pub fn parse_bytes(name: &str, bytes: Vec<u8>) -> Result<NodeTable, String> {
     NodeTable::parse(&text).map_err(|e| format!("{name}: {e}"))
 }
 
-/// Writes `table` to `path`, complete or not at all (`-`: to standard
-/// output).
-pub fn write(path: &Path, table: &NodeTable) -> Result<(), String> {
-    destination::write_whole(path, table.to_text().as_bytes())
+/// `table` written to `path`, complete, ready to be put in place with
+/// the command's other outputs (`-`: to standard output).
+pub fn prepare(path: &Path, table: &NodeTable) -> Result<destination::Pending, String> {
+    destination::prepare_whole(path, table.to_text().as_bytes())
 }

@@ -66,7 +66,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         RestoreError::Table(e) => format!("--node: {e}"),
         other => format!("{file}: {other}"),
     })?;
-    node_tables::write(&args.write_table, &new)?;
+    node_tables::prepare(&args.write_table, &new)?.commit()?;
     let grew = new.len() > old.len();
     let node = new.slot(slot);
     let written = shown(&args.write_table);

@@ -148,9 +148,12 @@ impl AtomicFile {
         &mut self.file
     }
 
-    /// Flushes, syncs and renames the file into place (a FIFO or device:
-    /// flushes).
-    pub fn commit(mut self) -> Result<(), String> {
+    /// Flushes and syncs the file (a FIFO or device: flushes), so that
+    /// every write that can fail has been made, without putting it in
+    /// place ([`Ready::commit`] renames it there): a command with several
+    /// outputs prepares them all, then commits them all, so that one that
+    /// cannot be written (a full disk) leaves the others untouched too.
+    pub fn prepare(mut self) -> Result<Ready, String> {
         self.file.flush().map_err(|e| self.error(e))?;
         if !matches!(self.temp, Temp::Direct) {
             self.file.get_ref().sync_all().map_err(|e| self.error(e))?;
@@ -161,16 +164,44 @@ impl AtomicFile {
             path,
             name,
         } = self;
+        let file = file
+            .into_inner()
+            .map_err(|e| format!("cannot write {name}: {}", e.error()))?;
+        Ok(Ready {
+            file,
+            temp,
+            path,
+            name,
+        })
+    }
+
+    fn error(&self, e: io::Error) -> String {
+        format!("cannot write {}: {e}", self.name)
+    }
+}
+
+/// An output written whole and synced, not yet in place: dropped, it
+/// leaves the destination untouched and no temporary file.
+pub struct Ready {
+    file: File,
+    temp: Temp,
+    path: PathBuf,
+    name: String,
+}
+
+impl Ready {
+    /// Renames the file into place (a FIFO or device: nothing left to do).
+    pub fn commit(self) -> Result<(), String> {
+        let Ready {
+            file,
+            temp,
+            path,
+            name,
+        } = self;
         match temp {
             Temp::Direct => Ok(()),
             #[cfg(target_os = "linux")]
-            Temp::Unnamed { dir } => {
-                // Named while still open: closing first would free it.
-                let file = file
-                    .into_inner()
-                    .map_err(|e| format!("cannot write {name}: {}", e.error()))?;
-                crate::out::unnamed::commit(&file, &dir, &path, &name)
-            }
+            Temp::Unnamed { dir } => crate::out::unnamed::commit(&file, &dir, &path, &name),
             Temp::Named {
                 path: temp,
                 on_signal,
@@ -186,10 +217,6 @@ impl AtomicFile {
                 persisted
             }
         }
-    }
-
-    fn error(&self, e: io::Error) -> String {
-        format!("cannot write {}: {e}", self.name)
     }
 }
 

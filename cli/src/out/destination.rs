@@ -8,7 +8,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use crate::out::atomic::AtomicFile;
+use crate::out::atomic::{AtomicFile, Ready};
 use crate::out::clash::{self, InputFiles};
 pub use crate::out::stdout::is_stdout;
 use crate::out::stdout::Stdout;
@@ -17,14 +17,53 @@ use crate::out::stdout::Stdout;
 /// to `path`: standard output for `-`, otherwise a file written atomically
 /// (or a FIFO or device written directly).
 pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    prepare_whole(path, bytes)?.commit()
+}
+
+/// [`write_whole`] but for the commit: `bytes` written and synced where
+/// they go, for [`commit_all`] to put in place with a command's other
+/// outputs.
+pub fn prepare_whole(path: &Path, bytes: &[u8]) -> Result<Pending, String> {
     if is_stdout(path) {
-        let mut out = Stdout::open()?;
-        out.write_all(bytes)?;
-        return out.finish();
+        return Ok(Pending::Stdout(bytes.to_vec()));
     }
     let mut file = AtomicFile::create(path)?;
     file.write_all(bytes)?;
-    file.commit()
+    file.prepare().map(Pending::File)
+}
+
+/// An output written whole, waiting to be put in place: a command with
+/// several outputs prepares each (where a full disk or a failing device
+/// shows), then commits them all, so that one that fails leaves the
+/// others untouched. Dropped, it leaves its destination untouched.
+pub enum Pending {
+    /// Bytes for standard output, printed at the commit.
+    Stdout(Vec<u8>),
+    /// A file synced (or a FIFO or device written), renamed at the commit.
+    File(Ready),
+    /// Standard output, streamed already.
+    Streamed,
+}
+
+impl Pending {
+    /// Puts the output in place.
+    pub fn commit(self) -> Result<(), String> {
+        match self {
+            Pending::Stdout(bytes) => {
+                let mut out = Stdout::open()?;
+                out.write_all(&bytes)?;
+                out.finish()
+            }
+            Pending::File(ready) => ready.commit(),
+            Pending::Streamed => Ok(()),
+        }
+    }
+}
+
+/// Commits each of `outputs` that a command made, in order, once all of
+/// them are prepared.
+pub fn commit_all<const N: usize>(outputs: [Option<Pending>; N]) -> Result<(), String> {
+    outputs.into_iter().flatten().try_for_each(Pending::commit)
 }
 
 /// How messages name the output `path`: `-` is standard output.
@@ -93,9 +132,15 @@ impl Output {
     /// Finishes the output: flushed, and for a regular file renamed into
     /// place.
     pub fn commit(self) -> Result<(), String> {
+        self.prepare()?.commit()
+    }
+
+    /// Finishes the output but for the rename into place (see
+    /// [`Pending`]): standard output is flushed, a file synced.
+    pub fn prepare(self) -> Result<Pending, String> {
         match self {
-            Output::Stdout(out) => out.finish(),
-            Output::Atomic(file) => file.commit(),
+            Output::Stdout(out) => out.finish().map(|()| Pending::Streamed),
+            Output::Atomic(file) => file.prepare().map(Pending::File),
         }
     }
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::out::destination;
+use crate::out::destination::{self, Pending};
 
 /// The most nodes drawn.
 const SHOWN: usize = 30;
@@ -32,10 +32,11 @@ pub struct BalancePicture<'a> {
     pub peaks: (f64, f64),
 }
 
-/// Draws `picture` to the SVG file at `path` (`-`: standard output).
-pub fn write(path: &Path, picture: &BalancePicture<'_>) -> Result<(), String> {
+/// Draws `picture` to the SVG file at `path` (`-`: standard output), to
+/// be committed with the command's other outputs.
+pub fn prepare(path: &Path, picture: &BalancePicture<'_>) -> Result<Pending, String> {
     let svg = render(picture).map_err(|e| format!("cannot draw {}: {e}", path.display()))?;
-    destination::write_whole(path, svg.as_bytes())
+    destination::prepare_whole(path, svg.as_bytes())
 }
 
 fn render(p: &BalancePicture<'_>) -> Result<String, Box<dyn std::error::Error>> {

@@ -21,7 +21,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::change_summary::ChangeSummary;
-use crate::out::destination;
+use crate::out::destination::{self, Pending};
 
 /// Pixels per row of the bar chart and per heatmap cell.
 const ROW: i32 = 18;
@@ -37,16 +37,16 @@ const AXIS: usize = 16;
 
 /// Draws `summary` (titled `title`, with the fingerprints of the tables
 /// under it, `jt1:... -> jt1:...`) to the SVG file at `path` (`-`:
-/// standard output).
-pub fn write(
+/// standard output), to be committed with the command's other outputs.
+pub fn prepare(
     path: &Path,
     title: &str,
     tables: &str,
     summary: &ChangeSummary,
-) -> Result<(), String> {
+) -> Result<Pending, String> {
     let svg = render(title, tables, summary)
         .map_err(|e| format!("cannot draw {}: {e}", path.display()))?;
-    destination::write_whole(path, svg.as_bytes())
+    destination::prepare_whole(path, svg.as_bytes())
 }
 
 /// One axis of the transfer matrix: the labels, and each node's index

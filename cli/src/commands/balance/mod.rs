@@ -21,7 +21,7 @@ use jumpshard_stream::{read_weighted, WeightColumns};
 
 use crate::node_tables;
 use crate::out::clash::{self, InputFiles};
-use crate::out::destination::{committed, is_stdout, shown};
+use crate::out::destination::{self, committed, is_stdout, shown};
 use crate::out::format_name::check_fixed_outputs;
 use crate::out::stdout::ReportTo;
 use crate::report::balance_plot::{self, BalancePicture};
@@ -207,9 +207,12 @@ pub fn run(args: &Args) -> Result<(), String> {
         .iter()
         .map(|&(k, node)| (keys[k], plain.nodes()[node as usize].as_str()));
     let balanced = plain.with_overrides(pins).map_err(|e| e.to_string())?;
-    node_tables::write(&args.write_table, &balanced)?;
+    // The table and the plot written before either is in place: a full
+    // disk under one leaves the other untouched too.
+    let written_table = node_tables::prepare(&args.write_table, &balanced)?;
     let tables = format!("{} -> {}", table.fingerprint(), balanced.fingerprint());
     let fraction = if total > 0.0 { plan.moved / total } else { 0.0 };
+    let mut plot = None;
     if let Some(path) = &args.plot {
         let share = |n: usize, load: f64| {
             let fair = total * capacity[n] / capacity.iter().sum::<f64>();
@@ -231,8 +234,9 @@ pub fn run(args: &Args) -> Result<(), String> {
             moved: fraction,
             peaks: (peak(&plan.before, &capacity), peak(&plan.after, &capacity)),
         };
-        balance_plot::write(path, &picture)?;
+        plot = Some(balance_plot::prepare(path, &picture)?);
     }
+    destination::commit_all([Some(written_table), plot])?;
     // What must leave the nodes over their bounds: no plan moves less.
     let excess: f64 = plan
         .before

@@ -36,7 +36,7 @@ use recommend::{expected_counts, recommend, Basis, SAMPLE_KEYS};
 
 use crate::args::InputArgs;
 use crate::node_tables;
-use crate::out::destination::{committed, is_stdout, shown};
+use crate::out::destination::{self, committed, is_stdout, shown};
 use crate::out::format_name::check_fixed_outputs;
 use crate::out::stdout::ReportTo;
 use crate::out::{clash, progress};
@@ -325,14 +325,19 @@ pub fn run(args: &Args) -> Result<(), String> {
         (None, _) => unreachable!("only points go unevaluated"),
     };
     let chosen_table = table(&chosen_option.removal)?;
-    if let Some(path) = &args.plot {
-        let title = format!("remove {node}, {}", chosen_option.name);
-        let tables = format!("{} -> {}", old.fingerprint(), chosen_table.fingerprint());
-        change_plot::write(path, &title, &tables, &chosen_summary)?;
-    }
-    if let Some(path) = &args.write_table {
-        node_tables::write(path, &chosen_table)?;
-    }
+    // Both outputs written before either is in place: a full disk under
+    // one leaves the other untouched too.
+    let plot = (args.plot.as_deref())
+        .map(|path| {
+            let title = format!("remove {node}, {}", chosen_option.name);
+            let tables = format!("{} -> {}", old.fingerprint(), chosen_table.fingerprint());
+            change_plot::prepare(path, &title, &tables, &chosen_summary)
+        })
+        .transpose()?;
+    let written_table = (args.write_table.as_deref())
+        .map(|path| node_tables::prepare(path, &chosen_table))
+        .transpose()?;
+    destination::commit_all([written_table, plot])?;
     let report = Report {
         node,
         slots_of_node: slots,

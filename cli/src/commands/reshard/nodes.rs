@@ -19,7 +19,7 @@ use serde::Serialize;
 use super::args::Args;
 use super::move_list;
 use crate::node_tables;
-use crate::out::destination::{committed, is_stdout, shown};
+use crate::out::destination::{self, committed, is_stdout, shown};
 use crate::out::stdout::ReportTo;
 use crate::out::{clash, progress};
 use crate::report::{change_plot, change_summary::ChangeSummary};
@@ -67,13 +67,16 @@ pub fn run(args: &Args, old_path: &Path, new_path: &Path) -> Result<(), String> 
     )?;
     bar.finish_and_clear();
     let summary = ChangeSummary::new(&change, &counts);
-    if let Some(path) = &args.plot {
-        let tables = format!("{} -> {}", old.fingerprint(), new.fingerprint());
-        change_plot::write(path, "reshard", &tables, &summary)?;
-    }
-    if let Some(out) = output {
-        out.finish()?.commit()?;
-    }
+    // Both outputs written before either is in place: a full disk under
+    // one leaves the other untouched too.
+    let list = output.map(|out| out.finish()?.prepare()).transpose()?;
+    let plot = (args.plot.as_deref())
+        .map(|path| {
+            let tables = format!("{} -> {}", old.fingerprint(), new.fingerprint());
+            change_plot::prepare(path, "reshard", &tables, &summary)
+        })
+        .transpose()?;
+    destination::commit_all([list, plot])?;
     let seconds = start.elapsed().as_secs_f64();
     let report = Report {
         from_slots: old.len(),

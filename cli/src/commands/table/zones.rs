@@ -39,7 +39,7 @@ pub fn run(table: &Path, change: Change<'_>, write_table: &Path) -> Result<(), S
         jumpshard::zones::ZoneError::BadName { .. } => e.to_string(),
         _ => format!("{}: {e}", table.display()),
     })?;
-    node_tables::write(write_table, &new)
+    node_tables::prepare(write_table, &new)?.commit()
 }
 
 fn changed(old: &NodeTable, change: &Change<'_>) -> Result<NodeTable, jumpshard::zones::ZoneError> {
