@@ -137,61 +137,103 @@ fn inside(g: &Group, key: u64, m: usize, k: usize, primary: Option<usize>) -> Ve
         g.nodes[g.memento.as_ref().unwrap().bucket(derived) as usize]
     });
     let n = g.nodes.len();
-    // The replica set of k over max(n, k) buckets, its live nodes in rank
-    // order; then every other live node by descending score, id.
+    if g.racks.iter().any(|r| r.0) {
+        return dealt(g, key, m, k, first);
+    }
+    let all: Vec<usize> = (0..n).collect();
+    let mut order = vec![first];
+    order.extend(sequence(
+        g,
+        key,
+        &all,
+        g.id ^ 0x6A09_E667_F3BC_C908,
+        k,
+        first,
+    ));
+    order.truncate(m);
+    order
+}
+
+/// The sequence of the nodes `list` (positions in `g`, table order) but
+/// `skip`, for the derived key `XXH64(key, seed)`: the replica set of k
+/// over max(n, k) buckets, its live nodes in rank order; then every other
+/// live node by descending score, id. Nodes, not positions.
+fn sequence(g: &Group, key: u64, list: &[usize], seed: u64, k: usize, skip: usize) -> Vec<usize> {
+    let n = list.len();
     let mut set = vec![0u32; k];
     jumpshard::replicas::set(
-        xxh64(key, g.id ^ 0x6A09_E667_F3BC_C908),
+        xxh64(key, seed),
         BucketCount::new(n.max(k) as u32).unwrap(),
         &mut set,
     )
     .unwrap();
-    let mut order: Vec<usize> = vec![g.nodes.iter().position(|&x| x == first).unwrap()];
+    let mut order: Vec<usize> = Vec::new();
     for &b in &set {
         let b = b as usize;
-        if b < n && g.live[b] && !order.contains(&b) {
-            order.push(b);
+        if b < n && g.live[list[b]] && g.nodes[list[b]] != skip {
+            order.push(list[b]);
         }
     }
     let mut rest: Vec<(u64, u64, usize)> = (0..n)
-        .filter(|&b| g.live[b] && !order.contains(&b))
-        .map(|b| {
-            let id = xxhash_rust::xxh64::xxh64(g.names[b].as_bytes(), g.id ^ 0xBB67_AE85_84CA_A73B);
-            (xxh64(key, id), id, b)
+        .map(|b| list[b])
+        .filter(|&p| g.live[p] && g.nodes[p] != skip && !order.contains(&p))
+        .map(|p| {
+            let id = node_id(g, p);
+            (xxh64(key, id), id, p)
         })
         .collect();
     rest.sort();
     rest.reverse();
     order.extend(rest.iter().map(|r| r.2));
-    if g.racks.iter().any(|r| r.0) {
-        // Round by round over the racks in the order of their first nodes.
-        let mut racks: Vec<&(bool, String)> = Vec::new();
-        for &b in &order {
-            if !racks.contains(&&g.racks[b]) {
-                racks.push(&g.racks[b]);
-            }
+    order.iter().map(|&p| g.nodes[p]).collect()
+}
+
+fn node_id(g: &Group, p: usize) -> u64 {
+    xxhash_rust::xxh64::xxh64(g.names[p].as_bytes(), g.id ^ 0xBB67_AE85_84CA_A73B)
+}
+
+/// Step 4 in a zone that names racks: `first`, then round by round over
+/// the racks, `first`'s rack first, the others with a live node by
+/// descending score of their id, each rack's nodes in its sequence.
+fn dealt(g: &Group, key: u64, m: usize, k: usize, first: usize) -> Vec<usize> {
+    // The racks, in the order of their first nodes, and their nodes.
+    let mut racks: Vec<&(bool, String)> = Vec::new();
+    for r in &g.racks {
+        if !racks.contains(&r) {
+            racks.push(r);
         }
-        let lists: Vec<Vec<usize>> = racks
-            .iter()
-            .map(|r| {
-                order
-                    .iter()
-                    .copied()
-                    .filter(|&b| &&g.racks[b] == r)
-                    .collect()
-            })
-            .collect();
-        let mut dealt = Vec::new();
-        for round in 0..order.len() {
-            for list in &lists {
-                if let Some(&b) = list.get(round) {
-                    dealt.push(b);
-                }
-            }
-        }
-        order = dealt;
     }
-    order.iter().take(m).map(|&b| g.nodes[b]).collect()
+    let id = |r: &(bool, String), p: usize| match r.0 {
+        true => xxhash_rust::xxh64::xxh64(r.1.as_bytes(), g.id ^ 0x3C6E_F372_FE94_F82B),
+        false => node_id(g, p),
+    };
+    let home = &g.racks[g.nodes.iter().position(|&x| x == first).unwrap()];
+    let mut scored: Vec<(u64, u64, Vec<usize>)> = Vec::new();
+    let mut own = Vec::new();
+    for r in racks {
+        let list: Vec<usize> = (0..g.nodes.len()).filter(|&p| &g.racks[p] == r).collect();
+        let rack_id = id(r, list[0]);
+        let seq = sequence(g, key, &list, rack_id ^ 0x6A09_E667_F3BC_C908, k, first);
+        if r == home {
+            own = seq;
+        } else if !seq.is_empty() {
+            scored.push((xxh64(key, rack_id), rack_id, seq));
+        }
+    }
+    scored.sort();
+    scored.reverse();
+    let mut lists = vec![[vec![first], own].concat()];
+    lists.extend(scored.into_iter().map(|s| s.2));
+    let mut out = Vec::new();
+    for round in 0..g.nodes.len() {
+        for list in &lists {
+            if let Some(&n) = list.get(round) {
+                out.push(n);
+            }
+        }
+    }
+    out.truncate(m);
+    out
 }
 
 /// The zoned set of `key` in `table`, `k` nodes in rank order.

@@ -27,7 +27,7 @@
 
 use core::hint::select_unpredictable as select;
 
-use crate::kernel::xxh64::round::{start, P1, P2, P3, P4};
+use crate::kernel::xxh64::one as xxh64;
 
 /// Replacer steps in a round after its first step: most chains at 50%
 /// removed end within them, and a step that does not apply costs a load
@@ -180,19 +180,6 @@ fn rehash_u64(key: u64, _: u32, bucket: u32) -> u64 {
     xxh64(key, u64::from(bucket))
 }
 
-/// XXH64 of `key`'s 8 little-endian bytes with `seed`: one round and the
-/// avalanche, written out so that it inlines into the round.
-#[inline]
-fn xxh64(key: u64, seed: u64) -> u64 {
-    let mut h = start(seed) ^ key.wrapping_mul(P2).rotate_left(31).wrapping_mul(P1);
-    h = h.rotate_left(27).wrapping_mul(P1).wrapping_add(P4);
-    h ^= h >> 33;
-    h = h.wrapping_mul(P2);
-    h ^= h >> 29;
-    h = h.wrapping_mul(P3);
-    h ^ h >> 32
-}
-
 /// Packs the positions of the answers in `out` that are removed buckets
 /// (bit `b % 64` of word `b / 64` of `removed`) into `index`; returns how
 /// many. Every position is stored, and the count only advances past a
@@ -206,21 +193,4 @@ pub(super) fn scan(out: &[u32], removed: &[u64], index: &mut [u32]) -> usize {
         count += (word >> (b % 64) & 1) as usize;
     }
     count
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The written-out hash against the reference XXH64.
-    #[test]
-    fn xxh64_is_the_reference() {
-        let mut key = 0x0123_4567_89AB_CDEFu64;
-        for seed in [0u64, 1, 999, (1 << 31) - 2, u64::MAX] {
-            for _ in 0..64 {
-                key = key.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(seed);
-                assert_eq!(xxh64(key, seed), crate::kernel::xxh64::one(key, seed));
-            }
-        }
-    }
 }

@@ -8,6 +8,8 @@ use std::collections::HashMap;
 use crate::kernel::xxh64::one;
 use crate::{BucketCount, Memento, NodeTable};
 
+mod racks;
+
 /// XORed into a zone's id to seed the derived key of its members (the
 /// first member's Memento choice and the sequence's replica set), so that
 /// they and the zone's rendezvous score never share a hash: the
@@ -18,6 +20,12 @@ pub(super) const LOCAL: u64 = 0x6A09_E667_F3BC_C908;
 /// the members past the sequence's replica set: the fractional digits of
 /// sqrt(3), SHA-2's next.
 pub(super) const NODE: u64 = 0xBB67_AE85_84CA_A73B;
+
+/// XORed into a zone's id to seed a named rack's id, which scores the
+/// rack in the key's order of racks and (XORed with [`LOCAL`]) seeds the
+/// derived key of the rack's sequence: the fractional digits of sqrt(5),
+/// SHA-2's third.
+pub(super) const RACK: u64 = 0x3C6E_F372_FE94_F82B;
 
 /// The stable id of a domain name: XXH64 of its UTF-8 bytes with `seed`
 /// (0 for a zone, the zone's id XOR [`NODE`] for a node).
@@ -40,13 +48,13 @@ pub(crate) struct Domain {
     /// order they died, removed Memento-style. `None` when none is live.
     pub(crate) memento: Option<Memento>,
     /// Per local bucket: whether its node is live, its id, and its rack (a
-    /// node without a rack is one of its own).
+    /// node without a rack is one of its own), an index into `racks`.
     alive: Vec<bool>,
     node_ids: Vec<u64>,
     rack: Vec<u32>,
-    /// Whether any node names a rack, and how many racks there are.
-    named_racks: bool,
-    racks: usize,
+    /// The zone's racks, in the order of their first nodes, when any node
+    /// names one; else none.
+    racks: Vec<Rack>,
     /// Each node's local bucket.
     local: HashMap<u32, u32>,
 }
@@ -71,27 +79,17 @@ impl Domain {
             }
             m
         });
-        let domains = table.domains().expect("a zoned table");
-        let mut named: HashMap<u32, u32> = HashMap::new();
-        let mut racks = 0;
-        let mut rack = Vec::with_capacity(nodes.len());
-        for &node in &nodes {
-            let r = match domains.rack[node as usize] {
-                Some(name) => *named.entry(name).or_insert(racks),
-                None => racks,
-            };
-            racks += u32::from(r == racks);
-            rack.push(r);
-        }
+        let alive: Vec<bool> = nodes.iter().map(|&n| table.is_live(n as usize)).collect();
+        let node_ids: Vec<u64> = (nodes.iter())
+            .map(|&n| domain_id(&table.nodes()[n as usize], id ^ NODE))
+            .collect();
+        let (rack, racks) = racks(table, id, &nodes, &alive, &node_ids);
         Domain {
             id,
-            alive: nodes.iter().map(|&n| table.is_live(n as usize)).collect(),
-            node_ids: (nodes.iter())
-                .map(|&n| domain_id(&table.nodes()[n as usize], id ^ NODE))
-                .collect(),
+            alive,
+            node_ids,
             rack,
-            named_racks: !named.is_empty(),
-            racks: racks as usize,
+            racks,
             local: (nodes.iter().enumerate())
                 .map(|(b, &node)| (node, b as u32))
                 .collect(),
@@ -136,6 +134,10 @@ impl Domain {
         if count == 0 {
             return;
         }
+        if self.names_racks() {
+            self.dealt(key, first, count, k, out);
+            return;
+        }
         let mut set = vec![0u32; k];
         crate::replicas::set(self.derived(key), self.axis(k), &mut set).expect("k within the axis");
         self.others_in(key, first, count, &set, out);
@@ -152,9 +154,9 @@ impl Domain {
         BucketCount::new(self.nodes.len().max(k) as u32).expect("a zone's nodes or a set's members")
     }
 
-    /// [`Domain::others`] with the replica set of the derived key among
-    /// [`Domain::axis`] buckets given (`set`, in rank order), as a batch
-    /// of such sets gives it.
+    /// [`Domain::others`] in a zone without racks, with the replica set of
+    /// the derived key among [`Domain::axis`] buckets given (`set`, in
+    /// rank order), as a batch of such sets gives it.
     pub(crate) fn others_in(
         &self,
         key: u64,
@@ -163,110 +165,115 @@ impl Domain {
         set: &[u32],
         out: &mut Vec<u32>,
     ) {
-        if count == 0 {
-            return;
-        }
+        debug_assert!(!self.names_racks(), "a zone with racks deals them");
         let start = out.len();
-        if self.named_racks && self.first_round(first, count, set, out) {
-            return;
-        }
-        let mut order = Vec::with_capacity(count + 1);
-        order.push(first);
-        let want = if self.named_racks { usize::MAX } else { count };
-        self.sequence(key, first, set, want, &mut order);
-        if self.named_racks {
-            self.dealt(&mut order);
-        }
-        out.extend(order.iter().skip(1).take(count));
+        let all = (self.nodes.len(), |b| b);
+        sequence(self, key, first, set, all, count, out);
         debug_assert_eq!(out.len() - start, count, "members within the live nodes");
     }
 
-    /// The dealt members after `first` when the replica set alone names
-    /// `count` racks other than `first`'s: they are then the dealing's
-    /// first round (each new rack's first node, in the order the racks
-    /// come), which no node past the set can precede. Pushes them and
-    /// returns true, or pushes nothing and returns false.
-    fn first_round(&self, first: u32, count: usize, set: &[u32], out: &mut Vec<u32>) -> bool {
-        let n = self.nodes.len();
-        let home = self.rack[self.local[&first] as usize];
-        let mut found: Vec<(u32, u32)> = Vec::with_capacity(count);
-        for &b in set {
-            let b = b as usize;
-            if b >= n || !self.alive[b] || self.nodes[b] == first {
-                continue;
-            }
-            let rack = self.rack[b];
-            if rack != home && found.iter().all(|&(r, _)| r != rack) {
-                found.push((rack, self.nodes[b]));
-                if found.len() == count {
-                    out.extend(found.iter().map(|f| f.1));
-                    return true;
-                }
-            }
-        }
-        false
+    /// Whether a node of the zone names a rack: its members past the first
+    /// are then dealt over its racks ([`Domain::others`]), not read off
+    /// one sequence.
+    pub(crate) fn names_racks(&self) -> bool {
+        !self.racks.is_empty()
     }
+}
 
-    /// Pushes the live nodes but `first` in the zone's sequence for `key`,
-    /// `want` of them at most: the members of `set` (the replica set of
-    /// `k` over the derived key among `max(n, k)` buckets, `n` the zone's
-    /// nodes) in rank order, those of live nodes; then the other live
-    /// nodes by descending rendezvous score `XXH64(key, node id)`, ties by
-    /// the larger id.
-    fn sequence(&self, key: u64, first: u32, set: &[u32], want: usize, order: &mut Vec<u32>) {
-        let n = self.nodes.len();
-        let base = order.len();
-        let taken = |b: usize| b < n && self.alive[b] && self.nodes[b] != first;
-        for &b in set {
-            if order.len() - base == want {
-                return;
-            }
-            if taken(b as usize) {
-                order.push(self.nodes[b as usize]);
-            }
-        }
-        if order.len() - base == want || order.len() - base + 1 == self.live {
+/// Pushes `zone`'s live nodes among its local buckets `local(0..n)` (a
+/// list in table order: the zone's, or a rack's) but `first`, in the
+/// sequence's order, `want` of them at most: the members of `set` (the
+/// replica set of the list's derived key over `max(n, k)`, bucket `b`
+/// being `local(b)`) in rank order, those of live nodes; then the list's
+/// other live nodes by descending rendezvous score `XXH64(key, node id)`,
+/// ties by the larger id.
+fn sequence(
+    zone: &Domain,
+    key: u64,
+    first: u32,
+    set: &[u32],
+    (n, local): (usize, impl Fn(usize) -> usize),
+    want: usize,
+    out: &mut Vec<u32>,
+) {
+    let base = out.len();
+    let taken = |l: usize| zone.alive[l] && zone.nodes[l] != first;
+    for &b in set {
+        if out.len() - base == want {
             return;
         }
-        let listed: Vec<bool> = (0..n).map(|b| set.contains(&(b as u32))).collect();
-        let mut rest: Vec<(u64, u64, u32)> = (0..n)
-            .filter(|&b| taken(b) && !listed[b])
-            .map(|b| (one(key, self.node_ids[b]), self.node_ids[b], self.nodes[b]))
-            .collect();
-        rest.sort_unstable_by(|a, b| b.cmp(a));
-        let more = want.saturating_sub(order.len() - base);
-        order.extend(rest.iter().take(more).map(|r| r.2));
+        if (b as usize) < n && taken(local(b as usize)) {
+            out.push(zone.nodes[local(b as usize)]);
+        }
     }
+    if out.len() - base == want {
+        return;
+    }
+    let mut rest: Vec<(u64, u64, u32)> = (0..n)
+        .filter(|&b| taken(local(b)) && !set.contains(&(b as u32)))
+        .map(|b| {
+            let id = zone.node_ids[local(b)];
+            (one(key, id), id, zone.nodes[local(b)])
+        })
+        .collect();
+    rest.sort_unstable_by(|a, b| b.cmp(a));
+    let more = want.saturating_sub(out.len() - base);
+    out.extend(rest.iter().take(more).map(|r| r.2));
+}
 
-    /// Deals `order` (every live node, the first member leading) over the
-    /// racks: round by round, the racks in the order their first nodes
-    /// come, each rack's nodes in theirs, a rack out of nodes passed over.
-    fn dealt(&self, order: &mut [u32]) {
-        // Each rack's place among the racks as they come, and its nodes.
-        let mut place = vec![u32::MAX; self.racks];
-        let mut lists: Vec<Vec<u32>> = Vec::new();
-        for &node in order.iter() {
-            let rack = self.rack[self.local[&node] as usize] as usize;
-            if place[rack] == u32::MAX {
-                place[rack] = lists.len() as u32;
-                lists.push(Vec::new());
-            }
-            lists[place[rack] as usize].push(node);
-        }
-        let mut i = 0;
-        for round in 0.. {
-            let before = i;
-            for list in &lists {
-                if let Some(&node) = list.get(round) {
-                    order[i] = node;
-                    i += 1;
-                }
-            }
-            if i == before {
-                break;
-            }
-        }
+/// A rack of a zone.
+#[derive(Clone, Debug)]
+pub(crate) struct Rack {
+    /// Its id: a named rack's is XXH64 of its name seeded with the zone's
+    /// id `^` [`RACK`], a node's own rack's is the node's id. It scores
+    /// the rack in a key's order and, XORed with [`LOCAL`], seeds the
+    /// derived key of its sequence.
+    pub(super) id: u64,
+    /// Its nodes' local buckets in table order.
+    pub(super) buckets: Vec<u32>,
+    /// How many of them are live.
+    pub(super) live: usize,
+}
+
+/// Each of `nodes`' rack (an index into the racks) and the racks of the
+/// zone `zone_id` holding them, in the order of their first nodes: none
+/// when no node names a rack.
+fn racks(
+    table: &NodeTable,
+    zone_id: u64,
+    nodes: &[u32],
+    alive: &[bool],
+    node_ids: &[u64],
+) -> (Vec<u32>, Vec<Rack>) {
+    let domains = table.domains().expect("a zoned table");
+    let named = |&n: &u32| domains.rack[n as usize];
+    if nodes.iter().all(|n| named(n).is_none()) {
+        return (Vec::new(), Vec::new());
     }
+    let mut index: HashMap<u32, u32> = HashMap::new();
+    let (mut rack, mut racks) = (Vec::with_capacity(nodes.len()), Vec::<Rack>::new());
+    for (b, node) in nodes.iter().enumerate() {
+        let r = match named(node) {
+            Some(name) => *index.entry(name).or_insert(racks.len() as u32),
+            None => racks.len() as u32,
+        };
+        if r as usize == racks.len() {
+            let id = match named(node) {
+                Some(name) => domain_id(&domains.racks[name as usize], zone_id ^ RACK),
+                None => node_ids[b],
+            };
+            racks.push(Rack {
+                id,
+                buckets: Vec::new(),
+                live: 0,
+            });
+        }
+        let entry = &mut racks[r as usize];
+        entry.buckets.push(b as u32);
+        entry.live += usize::from(alive[b]);
+        rack.push(r);
+    }
+    (rack, racks)
 }
 
 /// The live domains of `domains` in the walk's order for `key`: `first`
