@@ -35,6 +35,7 @@ mod dataset;
 mod decimal;
 mod detect;
 mod error;
+mod error_message;
 mod format;
 mod generated;
 pub mod moves;
