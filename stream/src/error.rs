@@ -247,6 +247,12 @@ pub enum Error {
     },
     /// A worker thread ended before its chunk was done.
     WorkerStopped,
+    /// A worker thread could not be started (a limit on processes or
+    /// memory).
+    Spawn {
+        /// Why.
+        source: io::Error,
+    },
 }
 
 impl std::error::Error for Error {
@@ -254,7 +260,8 @@ impl std::error::Error for Error {
         match self {
             Error::Open { source, .. }
             | Error::Read { source, .. }
-            | Error::Write { source, .. } => Some(source),
+            | Error::Write { source, .. }
+            | Error::Spawn { source } => Some(source),
             Error::BadKey { why, .. } => Some(why),
             _ => None,
         }

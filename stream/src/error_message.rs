@@ -206,6 +206,11 @@ impl fmt::Display for Error {
             Error::WorkerStopped => {
                 write!(f, "a worker thread stopped before its chunk was done")
             }
+            Error::Spawn { source } => write!(
+                f,
+                "cannot start a thread: {source}; --threads 1 reads and computes on the \
+                 calling thread, and needs none"
+            ),
         }
     }
 }

@@ -116,6 +116,13 @@ pub fn run(args: &ReshardArgs, repeat: u32, json: bool) -> Result<(), String> {
     clash::stdout_not_input(None, &InputFiles::default().with("--reshard", path))?;
     let mut out = Stdout::open()?;
     u64le_only(path)?;
+    // With one thread, `batch_parallel` and `plan_parallel` run on this one
+    // and never ask for the pool.
+    if workers > 1 {
+        rayon::ThreadPoolBuilder::new()
+            .build_global()
+            .map_err(|e| format!("cannot start a thread: {e}; --threads 1 needs none"))?;
+    }
     let file = u64le_file(path)?;
     let n = file.key_count();
     let size = usize::try_from(n).map_err(|_| format!("{} is too large", path.display()))?;
