@@ -43,6 +43,14 @@ pub enum Error {
         /// The input's name.
         name: String,
     },
+    /// A file whose size is not what it holds (under `/proc` or `/sys`),
+    /// where positioned reads need one that is.
+    SizeUntold {
+        /// The input's name.
+        name: String,
+        /// The size it reports, in bytes.
+        len: u64,
+    },
     /// A u64le input whose size is not a multiple of 8.
     NotWholeKeys {
         /// The input's name.

@@ -15,6 +15,12 @@ impl fmt::Display for Error {
             }
             Error::IsDirectory { name } => write!(f, "cannot read {name}: it is a directory"),
             Error::NotRegularFile { name } => write!(f, "{name} is not a regular file"),
+            Error::SizeUntold { name, len } => write!(
+                f,
+                "cannot read {name} with positioned reads: its reported size, {len} bytes, \
+                 is not what it holds (a file made up as it is read, like those under /proc); \
+                 copy it to a regular file first"
+            ),
             Error::NotWholeKeys { name, len } => write!(
                 f,
                 "{name}: size {len} bytes is not a multiple of 8, so it is not a u64le key \
