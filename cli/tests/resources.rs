@@ -1,5 +1,6 @@
-//! What the process cannot have: a thread that cannot be started. It is a
-//! one-line error and exit 1, with no output written, never a panic.
+//! What the process cannot have: a thread that cannot be started, memory
+//! that cannot be allocated. Each is a one-line error and exit 1, with no
+//! output written, never a panic or an abort.
 
 use crate::support;
 
@@ -67,4 +68,22 @@ fn a_thread_that_cannot_start_is_an_error_and_one_thread_needs_none() {
             _ => assert!(o.status.success(), "{}", stderr(&o)),
         }
     }
+}
+
+/// `bench --keys` up to its maximum of 2^28 keys wants 4 GiB and more: a
+/// machine without them says so.
+#[cfg(target_os = "linux")]
+#[test]
+fn bench_keys_past_the_memory_is_an_error() {
+    let o = run_command(
+        Command::new("sh").args([
+            "-c",
+            "ulimit -v 400000 && exec \"$0\" bench --keys 268435456 --repeat 1",
+            BIN,
+        ]),
+        b"",
+    );
+    assert_fails(&o, &["cannot allocate", "--keys 268435456"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
 }

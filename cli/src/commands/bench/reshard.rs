@@ -22,6 +22,7 @@ use jumpshard_stream::reshard::{self, Workers};
 use jumpshard_stream::{detect, u64le_file, InMemory, KeyFormat, NoProgress, Source, SNIFF_BYTES};
 use serde::Serialize;
 
+use super::buffers;
 use crate::args::{count, threads};
 use crate::limits;
 use crate::out::clash::{self, InputFiles};
@@ -126,11 +127,12 @@ pub fn run(args: &ReshardArgs, repeat: u32, json: bool) -> Result<(), String> {
     let file = u64le_file(path)?;
     let n = file.key_count();
     let size = usize::try_from(n).map_err(|_| format!("{} is too large", path.display()))?;
-    let mut loaded = Vec::new();
+    let asked = format!("--reshard {}", path.display());
+    let mut loaded = buffers::room(size, &asked)?;
     file.read_at(0, size, &mut loaded)?;
     let keys: Arc<[u64]> = loaded.into();
     let streamed = Workers::new(workers);
-    let mut buckets = vec![0u32; size];
+    let mut buckets = buffers::filled(size, 0u32, &asked)?;
     let mut plan = MovePlan::new();
     let mut best = [f64::INFINITY; 4];
     for _ in 0..repeat {
