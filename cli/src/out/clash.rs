@@ -248,10 +248,9 @@ fn writable(option: &str, path: &Path, inputs: &InputFiles) -> Result<Option<Pla
         return Err(cannot(format!("{} is not a directory", dir.display())));
     }
     // The output is made in its directory, then renamed there.
-    if !may_access(dir, true) {
+    if let Err(e) = may_access(dir, true) {
         return Err(cannot(format!(
-            "Permission denied in its directory {} (the output is made there, then \
-             renamed)",
+            "its directory {}, where the output is made and then renamed: {e}",
             dir.display()
         )));
     }
@@ -281,12 +280,10 @@ fn writable(option: &str, path: &Path, inputs: &InputFiles) -> Result<Option<Pla
     }
     match meta {
         Some(meta) => {
-            if !may_access(&target, false) {
-                return Err(cannot(
-                    "Permission denied (the file exists and you may not write it, so it is \
-                     not replaced)"
-                        .into(),
-                ));
+            if let Err(e) = may_access(&target, false) {
+                return Err(cannot(format!(
+                    "the file exists and you may not write it, so it is not replaced: {e}"
+                )));
             }
             Ok(Some(
                 FileId::of(&meta).map_or(Place::New(canonical), Place::File),
