@@ -102,15 +102,26 @@ pub enum Error {
         /// The key column, as given.
         column: String,
     },
-    /// A weight that is not a finite number of 0 or more.
+    /// A weight of a CSV file that is not a finite number of 0 or more.
     BadWeight {
         /// The input's name.
         name: String,
-        /// The line (CSV) or row (Parquet), from 1.
+        /// The line, from 1.
         line: u64,
         /// The weight column, as given.
         column: String,
         /// The weight as written.
+        text: String,
+    },
+    /// A weight of a Parquet file that is not a finite number of 0 or more.
+    BadWeightRow {
+        /// The input's name.
+        name: String,
+        /// The row, from 0.
+        row: u64,
+        /// The weight column, as given.
+        column: String,
+        /// The weight as read.
         text: String,
     },
     /// A CSV input that cannot be read as records (a quote never closed).

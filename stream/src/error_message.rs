@@ -78,6 +78,16 @@ impl fmt::Display for Error {
                 "{name} line {line}, column {column}: weight {text:?} is not a finite number \
                  of 0 or more"
             ),
+            Error::BadWeightRow {
+                name,
+                row,
+                column,
+                text,
+            } => write!(
+                f,
+                "{name}: column {column:?} has weight {text} at row {row} of the file, from 0, \
+                 not a finite number of 0 or more"
+            ),
             Error::Csv {
                 name,
                 line: Some(line),
