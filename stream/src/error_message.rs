@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use crate::decimal::BadDecimal;
 use crate::error::Error;
 
 impl fmt::Display for Error {
@@ -36,6 +37,17 @@ impl fmt::Display for Error {
                 column: None,
                 why,
             } => write!(f, "{name} line {line}: {why}"),
+            // A CSV field: its line holds the record's other fields.
+            Error::BadKey {
+                name,
+                line,
+                column: Some(column),
+                why: BadDecimal::Empty,
+            } => write!(
+                f,
+                "{name} line {line}, column {column}: empty field where a decimal u64 key was \
+                 expected"
+            ),
             Error::BadKey {
                 name,
                 line,
