@@ -438,3 +438,29 @@ fn output_the_user_may_not_write() {
         assert_eq!(listing(d.path()), ["theirs.csv"]);
     }
 }
+
+/// A file that reports a size of 0 yet holds bytes (the kernel's, under
+/// /proc) is read to its end, as standard input would be: its keys, or the
+/// error of a length that is not whole keys.
+#[cfg(target_os = "linux")]
+#[test]
+fn files_under_proc_are_read_to_their_end() {
+    let version = std::fs::read("/proc/version").unwrap();
+    let assign = |input: &str, stdin: &[u8]| {
+        let args = ["assign", "--buckets", "10", "--key-format", "u64le", input];
+        run_with_stdin(&args, stdin)
+    };
+    let (file, piped) = (assign("/proc/version", b""), assign("-", &version));
+    assert_eq!(file.stdout, piped.stdout);
+    let whole = version.len() / 8;
+    match version.len() % 8 {
+        0 => assert_eq!(stdout(&file).lines().count(), whole),
+        _ => assert_fails(
+            &file,
+            &["/proc/version", &format!("size {} bytes", version.len())],
+        ),
+    }
+    let o = run(&["assign", "--buckets", "10", "/proc/self/auxv"]);
+    assert_ok(&o);
+    assert!(stdout(&o).lines().count() > 0);
+}

@@ -253,6 +253,21 @@ fn reshard_times_u64le_files_only() {
         assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
         assert!(stderr(&o).contains(words), "{}", stderr(&o));
     }
+    // Nor does it name the options that read other formats: bench has none.
+    let text = d.path().join("keys.txt");
+    std::fs::write(&text, "1\n2\n3\n").unwrap();
+    let o = support::run(&["bench", "--reshard", path_str(&text), "--repeat", "1"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("keys.txt looks like text"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("--key-format"), "{}", stderr(&o));
+    // Standard input is read once; the file is read on every repetition.
+    let o = support::run(&["bench", "--reshard", "-", "--repeat", "1"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not standard input"), "{}", stderr(&o));
     let keys = u64le_file(d.path(), "keys.u64", &keys(1, 100));
     let o = support::run(&["bench", "--reshard", path_str(&keys), "--all-divisions"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

@@ -176,6 +176,7 @@ fn csv_errors_name_the_true_line() {
             "id,x\n5,\"oops\n7,b\n8,c\n",
             "k.csv line 2: a quoted field is never closed",
         ),
+        ("x,id\na,5\nb,\n", "k.csv line 3, column id: empty field"),
     ] {
         std::fs::write(&csv, text).unwrap();
         let o = run(&[

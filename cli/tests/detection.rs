@@ -145,6 +145,8 @@ fn what_is_not_raw_keys_is_refused_before_the_output_is_touched() {
         let o = assign(&[], &bytes);
         assert_fails(&o, &["standard input"]);
         assert_fails(&o, words);
+        // Standard input has no name to give a decompressor.
+        assert!(!stderr(&o).contains("-dc standard input"), "{}", stderr(&o));
         // Said outright, the bytes are read as keys.
         assert_ok(&assign(&["--key-format", "u64le"], &bytes));
     }

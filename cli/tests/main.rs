@@ -26,6 +26,7 @@ mod parquet;
 mod remove;
 mod replicas_golden;
 mod reshard;
+mod resources;
 mod several_outputs;
 mod signals;
 mod stdout;

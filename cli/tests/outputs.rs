@@ -468,4 +468,27 @@ fn outputs_stay_out_of_dataset_directories() {
     }
     assert_eq!(listing(&data.join("p=1")), names);
     assert_eq!(listing(&data), ["p=1"]);
+    // A partition directory linked from outside is read as the dataset's
+    // own, and no more written into.
+    let other = d.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    std::os::unix::fs::symlink("../other", data.join("p=2")).unwrap();
+    let output = other.join("moves.parquet");
+    let o = run(&[
+        "reshard",
+        "--from",
+        "3",
+        "--to",
+        "4",
+        path_str(&data),
+        "--column",
+        "position",
+        "--output",
+        path_str(&output),
+    ]);
+    assert_fails(
+        &o,
+        &[path_str(&output), "p=2 of the Parquet dataset directory"],
+    );
+    assert!(listing(&other).is_empty());
 }

@@ -50,7 +50,7 @@ fn hidden(name: &std::ffi::OsStr) -> bool {
 /// ```
 pub fn dataset_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let mut files = Vec::new();
-    walk(dir, 0, &mut files)?;
+    walk(dir, 0, &mut files, &mut Vec::new())?;
     files.sort();
     // Each file once, by its real path, under its first path.
     let mut real = std::collections::HashSet::with_capacity(files.len());
@@ -76,8 +76,35 @@ pub fn dataset_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     Ok(files)
 }
 
-/// Adds the Parquet files under `dir`, `depth` levels below the root.
-fn walk(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) -> Result<(), Error> {
+/// Every directory of the dataset directory `dir` that its files are read
+/// from: `dir`, its partition directories, and those reached through
+/// symbolic links, wherever they are (a file written into any of them
+/// would be read as part of the dataset next time). As the walk finds them,
+/// not canonical.
+///
+/// ```
+/// let dir = std::env::temp_dir().join(format!("dataset-dirs-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(dir.join("p=1"))?;
+/// std::fs::write(dir.join("p=1/a.parquet"), "")?;
+/// let dirs = jumpshard_stream::dataset_directories(&dir)?;
+/// assert_eq!(dirs, [dir.clone(), dir.join("p=1")]);
+/// std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn dataset_directories(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let mut dirs = Vec::new();
+    walk(dir, 0, &mut Vec::new(), &mut dirs)?;
+    Ok(dirs)
+}
+
+/// Adds the Parquet files under `dir`, `depth` levels below the root, and
+/// `dir` and the directories under it.
+fn walk(
+    dir: &Path,
+    depth: usize,
+    files: &mut Vec<PathBuf>,
+    dirs: &mut Vec<PathBuf>,
+) -> Result<(), Error> {
     let name = dir.display().to_string();
     if depth > MAX_DEPTH {
         return Err(Error::BadParquet {
@@ -91,6 +118,7 @@ fn walk(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) -> Result<(), Error>
         name: name.clone(),
         source,
     };
+    dirs.push(dir.to_path_buf());
     for entry in std::fs::read_dir(dir).map_err(read)? {
         let entry = entry.map_err(read)?;
         if hidden(&entry.file_name()) {
@@ -111,7 +139,7 @@ fn walk(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) -> Result<(), Error>
             source,
         })?;
         if meta.is_dir() {
-            walk(&path, depth + 1, files)?;
+            walk(&path, depth + 1, files, dirs)?;
         } else if !meta.is_file() {
             return Err(unexpected("neither a file nor a directory"));
         } else if path

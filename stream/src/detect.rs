@@ -181,10 +181,15 @@ mod tests {
             assert!(err.contains("iconv -f UTF-16LE -t UTF-8"), "{err}");
             let err = detected(path, gzip).unwrap_err();
             assert!(
-                err.contains("gzip-compressed") && err.contains("gzip -dc"),
+                err.contains("gzip-compressed") && err.contains("gzip -dc in |"),
                 "{err}"
             );
         }
+        // Standard input's file is not named "standard input".
+        let err = detect("standard input", None, gzip)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`gzip -dc FILE | jumpshard ...`"), "{err}");
         let latin1 = b"caf\xe9\nna\xefve\n";
         let err = detected(Some("k.txt"), latin1).unwrap_err();
         assert!(

@@ -35,6 +35,7 @@ mod dataset;
 mod decimal;
 mod detect;
 mod error;
+mod error_message;
 mod format;
 mod generated;
 pub mod moves;
@@ -53,7 +54,7 @@ mod weighted_key;
 #[cfg(feature = "parquet")]
 mod weighted_parquet;
 
-pub use dataset::dataset_files;
+pub use dataset::{dataset_directories, dataset_files};
 pub use decimal::{parse_decimal, BadDecimal};
 pub use detect::{detect, looks_like_text, PARQUET_MAGIC, SNIFF_BYTES};
 pub use error::Error;

@@ -118,11 +118,16 @@ impl Looks {
         match self {
             Looks::Compressed(c) => {
                 let (format, tool) = c.name_and_tool();
+                // Standard input has no name to give the tool: its file does.
+                let file = match name {
+                    "standard input" => "FILE",
+                    name => name,
+                };
                 write!(
                     f,
                     "{name} looks {format}-compressed (it starts with {format}'s magic bytes), \
                      not like u64le keys; jumpshard reads keys uncompressed: decompress it \
-                     first, for instance `{tool} {name} | jumpshard ...` with `-` (standard \
+                     first, for instance `{tool} {file} | jumpshard ...` with `-` (standard \
                      input) as the input"
                 )?;
             }

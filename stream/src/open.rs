@@ -31,7 +31,7 @@ use crate::format::KeyFormat;
 use crate::generated::Generated;
 use crate::sequential::{Sequential, SequentialFormat, DEFAULT_MAX_LINE_BYTES};
 use crate::source::{Input, Source, Unit};
-use crate::u64le::positional;
+use crate::u64le::{holds_its_size, positional};
 
 /// Where an input's keys come from and how they are written.
 ///
@@ -219,6 +219,12 @@ impl KeyOptions {
                 },
             );
         }
+        // A size the file does not hold (0 for the files under /proc) is
+        // no size: the file is read to its end, like a pipe.
+        let size = match size {
+            Some(len) if !holds_its_size(&file, len).map_err(read)? => None,
+            size => size,
+        };
         if let (KeyFormat::U64le, Some(len)) = (format, size) {
             if is_parquet(&mut file, len).map_err(read)? {
                 return Err(Error::IsParquet { name });

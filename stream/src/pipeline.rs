@@ -1,6 +1,7 @@
 //! The streaming engine of `reshard` and `assign`: worker threads each take
 //! the next chunk of the input, read it and compute it, and the calling
-//! thread writes the results in input order.
+//! thread writes the results in input order. One worker is the calling
+//! thread itself, taking turns at reading, computing and writing.
 //!
 //! Each worker reads its own chunks: a positional source (a regular `u64le`
 //! file, generated keys) is read with positioned reads in parallel, so no
@@ -72,7 +73,8 @@ pub struct Chunk {
 /// `workers` threads, in any order) and `write` (on this thread, in input
 /// order), reporting the input read to `progress`. Returns the number of
 /// keys, or the first error in input order; a failed `write` stops the
-/// stream.
+/// stream. With one worker, all of it runs on this thread; with more, a
+/// thread that cannot be started is an error before any key is written.
 pub fn run<R: Default + Send, E: From<Error> + Send>(
     source: Source,
     chunk_keys: usize,
@@ -81,8 +83,10 @@ pub fn run<R: Default + Send, E: From<Error> + Send>(
     compute: impl Fn(&Chunk, &mut R) + Sync,
     mut write: impl FnMut(&Chunk, &R) -> Result<(), E>,
 ) -> Result<u64, E> {
-    let workers = workers.max(1);
     let claims = Claims::new(source, chunk_keys, progress);
+    if workers <= 1 {
+        return on_this_thread(&claims, compute, write);
+    }
     let (free, free_rx) = channel::<(Vec<u64>, R)>();
     for _ in 0..workers + SPARE {
         free.send(Default::default())
@@ -94,7 +98,7 @@ pub fn run<R: Default + Send, E: From<Error> + Send>(
         for _ in 0..workers {
             let done = done.clone();
             let (claims, free_rx, compute) = (&claims, &free_rx, &compute);
-            s.spawn(move || {
+            let started = thread::Builder::new().spawn_scoped(s, move || {
                 let mut block = Block::default();
                 loop {
                     let buffers = free_rx
@@ -118,6 +122,12 @@ pub fn run<R: Default + Send, E: From<Error> + Send>(
                     }
                 }
             });
+            if let Err(source) = started {
+                // The workers already started find the claims stopped and
+                // end; nothing has been written.
+                claims.stop();
+                return Err(Error::Spawn { source }.into());
+            }
         }
         drop(done);
         let mut waiting = BTreeMap::new();
@@ -151,6 +161,27 @@ pub fn run<R: Default + Send, E: From<Error> + Send>(
         }
         outcome.map(|()| keys)
     })
+}
+
+/// [`run`] with one worker: each chunk read, computed and written in turn
+/// on the calling thread, so that `--threads 1` starts no thread at all
+/// (where none can be started, under a limit on processes or memory, it
+/// still runs).
+fn on_this_thread<R: Default, E: From<Error>>(
+    claims: &Claims<'_>,
+    compute: impl Fn(&Chunk, &mut R),
+    mut write: impl FnMut(&Chunk, &R) -> Result<(), E>,
+) -> Result<u64, E> {
+    let (mut keys, mut result, mut block) = (Vec::new(), R::default(), Block::default());
+    let mut count = 0;
+    while let Some((_, chunk)) = claims.next(std::mem::take(&mut keys), &mut block) {
+        let chunk = chunk?;
+        compute(&chunk, &mut result);
+        write(&chunk, &result)?;
+        count += chunk.keys.len() as u64;
+        keys = chunk.keys;
+    }
+    Ok(count)
 }
 
 /// Hands out the input's chunks, numbered from 0 in input order.
@@ -345,104 +376,4 @@ impl<'a> Claims<'a> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Keys `0..len`, failing at position `fail_at` when set.
-    struct Counting {
-        len: u64,
-        fail_at: Option<u64>,
-    }
-
-    impl KeysAt for Counting {
-        fn key_count(&self) -> u64 {
-            self.len
-        }
-
-        fn read_at(&self, first: u64, count: usize, keys: &mut Vec<u64>) -> Result<(), Error> {
-            let end = first + count as u64;
-            if let Some(at) = self.fail_at.filter(|at| (first..end).contains(at)) {
-                return Err(Error::Shrunk {
-                    name: format!("key {at}"),
-                });
-            }
-            keys.clear();
-            keys.extend(first..end);
-            Ok(())
-        }
-    }
-
-    /// Runs `len` keys in chunks of `chunk` on 3 workers; the computation
-    /// of early chunks is slowest, so they finish out of order. Returns
-    /// the outcome and what was written, in order.
-    fn stream(
-        len: u64,
-        chunk: usize,
-        fail_at: Option<u64>,
-        write_fails_at: Option<u64>,
-    ) -> (Result<u64, String>, Vec<u64>) {
-        let mut written = Vec::new();
-        let outcome = run(
-            Source::Positional(Box::new(Counting { len, fail_at })),
-            chunk,
-            3,
-            &crate::progress::NoProgress,
-            |chunk: &Chunk, doubled: &mut Vec<u64>| {
-                if chunk.first < 3 * chunk.keys.len() as u64 {
-                    thread::sleep(std::time::Duration::from_millis(20));
-                }
-                doubled.clear();
-                doubled.extend(chunk.keys.iter().map(|k| 2 * k));
-            },
-            |chunk, doubled| {
-                if write_fails_at.is_some_and(|at| chunk.first >= at) {
-                    return Err("disk full".into());
-                }
-                written.extend_from_slice(doubled);
-                Ok(())
-            },
-        );
-        (outcome, written)
-    }
-
-    #[test]
-    fn results_are_written_in_input_order() {
-        for (len, chunk) in [(0, 4), (1, 4), (100, 1), (100, 7), (100, 100), (100, 1000)] {
-            let (outcome, written) = stream(len, chunk, None, None);
-            assert_eq!(outcome, Ok(len));
-            assert!(
-                written.iter().copied().eq((0..len).map(|k| 2 * k)),
-                "{len} in {chunk}"
-            );
-        }
-    }
-
-    #[test]
-    fn a_read_error_comes_after_every_earlier_chunk() {
-        let (outcome, written) = stream(100, 7, Some(50), None);
-        assert_eq!(
-            outcome,
-            Err("cannot read key 50: it became shorter while being read".into())
-        );
-        // Chunk 7 (keys 49..56) failed: the 7 chunks before it were written.
-        assert!(written.iter().copied().eq((0..49).map(|k| 2 * k)));
-    }
-
-    #[test]
-    fn a_write_error_stops_the_stream() {
-        let (outcome, written) = stream(1000, 10, None, Some(300));
-        assert_eq!(outcome, Err("disk full".into()));
-        assert_eq!(written.len(), 300);
-    }
-
-    #[test]
-    fn chunk_sizes_bound_the_keys_in_flight() {
-        assert_eq!(chunk_keys(1), 1 << 18);
-        assert_eq!(chunk_keys(2), 1 << 18);
-        for workers in [1, 2, 8, 64, 256, 100_000] {
-            let size = chunk_keys(workers);
-            assert!(size >= 1 << 12);
-            assert!((workers + SPARE) * size <= KEYS_IN_FLIGHT || size == 1 << 12);
-        }
-    }
-}
+mod tests;

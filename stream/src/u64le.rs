@@ -23,16 +23,47 @@ pub fn u64le_file(path: &Path) -> Result<Box<dyn KeysAt>, Error> {
     if !meta.is_file() {
         return Err(Error::NotRegularFile { name });
     }
-    if meta.len() % 8 != 0 {
-        return Err(Error::NotWholeKeys {
-            name,
-            len: meta.len(),
-        });
+    let len = meta.len();
+    if !holds_its_size(&file, len).map_err(|source| Error::Read {
+        name: name.clone(),
+        source,
+    })? {
+        return Err(Error::SizeUntold { name, len });
     }
-    positional(Some(&file), &name, meta.len()).ok_or_else(|| Error::Read {
+    if len % 8 != 0 {
+        return Err(Error::NotWholeKeys { name, len });
+    }
+    positional(Some(&file), &name, len).ok_or_else(|| Error::Read {
         name: name.clone(),
         source: io::Error::other("positioned reads are not available here"),
     })
+}
+
+/// Whether the regular file `file` ends where its size, `len` bytes, says:
+/// positioned reads trust the size, and a file the kernel makes up as it is
+/// read (under `/proc` or `/sys`) reports 0 or 4096 bytes whatever it
+/// holds. One read of up to 2 bytes from the last byte (from the start
+/// when `len` is 0) must find exactly that byte; anything else means the
+/// file is read front to back instead, to its end.
+pub(crate) fn holds_its_size(file: &File, len: u64) -> io::Result<bool> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        let mut probe = [0; 2];
+        loop {
+            match file.read_at(&mut probe, len.saturating_sub(1)) {
+                Ok(read) => return Ok(read == usize::from(len > 0)),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        // Read front to back there (see `positional`), to the end.
+        let _ = (file, len);
+        Ok(true)
+    }
 }
 
 /// Keys already in memory, as a positional source.

@@ -131,8 +131,11 @@ pub fn read_csv(
         let weight = std::str::from_utf8(text)
             .ok()
             .and_then(|t| t.parse::<f64>().ok());
-        let weight = checked(weight, &name, line, columns.weight, || {
-            String::from_utf8_lossy(text).into_owned()
+        let weight = checked(weight, || Error::BadWeight {
+            name: name.clone(),
+            line,
+            column: columns.weight.to_owned(),
+            text: String::from_utf8_lossy(text).into_owned(),
         })?;
         all.push(WeightedKey { key, weight, line });
     }

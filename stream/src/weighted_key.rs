@@ -26,22 +26,11 @@ pub struct WeightColumns<'a> {
     pub header: bool,
 }
 
-/// `weight` when it is a finite number of 0 or more, else the error naming
-/// `line` of the input `name` and the `text` it was read from.
-pub(crate) fn checked(
-    weight: Option<f64>,
-    name: &str,
-    line: u64,
-    column: &str,
-    text: impl FnOnce() -> String,
-) -> Result<f64, Error> {
+/// `weight` when it is a finite number of 0 or more, else the error `bad`
+/// makes (naming a CSV line or a Parquet row).
+pub(crate) fn checked(weight: Option<f64>, bad: impl FnOnce() -> Error) -> Result<f64, Error> {
     match weight {
         Some(w) if w.is_finite() && w >= 0.0 => Ok(w),
-        _ => Err(Error::BadWeight {
-            name: name.to_owned(),
-            line,
-            column: column.to_owned(),
-            text: text(),
-        }),
+        _ => Err(bad()),
     }
 }

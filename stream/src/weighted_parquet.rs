@@ -88,7 +88,12 @@ pub(crate) fn read(path: &Path, columns: &WeightColumns<'_>) -> Result<Vec<Weigh
                 _ => keys.as_primitive::<Int64Type>().value(i) as u64,
             };
             let w = value(weights, i);
-            let weight = checked(Some(w), &name, row, columns.weight, || w.to_string())?;
+            let weight = checked(Some(w), || Error::BadWeightRow {
+                name: name.clone(),
+                row: row - 1,
+                column: columns.weight.to_owned(),
+                text: w.to_string(),
+            })?;
             all.push(WeightedKey {
                 key,
                 weight,
@@ -155,7 +160,10 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.ends_with("line 2, column w: weight \"-2\" is not a finite number of 0 or more"),
+            err.ends_with(
+                "column \"w\" has weight -2 at row 1 of the file, from 0, not a finite number \
+                 of 0 or more"
+            ),
             "{err}"
         );
         let err = crate::read_weighted(

@@ -92,10 +92,10 @@ impl AtomicFile {
                 ));
             }
             Ok(meta) => {
-                if !may_access(&path, false) {
+                if let Err(e) = may_access(&path, false) {
                     return Err(format!(
-                        "cannot write {name}: permission denied (the file exists and \
-                         you may not write it, so it is not replaced)"
+                        "cannot write {name}: the file exists and you may not write \
+                         it, so it is not replaced: {e}"
                     ));
                 }
                 Some(meta)
@@ -310,33 +310,36 @@ pub fn follow_links(path: &Path) -> io::Result<PathBuf> {
 
 /// Whether the user may write the existing file at `path` (with `dir`,
 /// the directory at `path`: create and rename files in it), by the
-/// kernel's own check for the effective user (root may write anything).
+/// kernel's own check for the effective user (root may write anything,
+/// but not on a read-only file system); if not, the kernel's reason.
 #[cfg(unix)]
-pub fn may_access(path: &Path, dir: bool) -> bool {
+pub fn may_access(path: &Path, dir: bool) -> io::Result<()> {
     use std::os::unix::ffi::OsStrExt;
 
-    let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
-        return false;
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    let mode = if dir {
+        libc::W_OK | libc::X_OK
+    } else {
+        libc::W_OK
     };
     // SAFETY: `c_path` is a NUL-terminated string that outlives the call;
     // `faccessat` only reads it.
-    unsafe {
-        libc::faccessat(
-            libc::AT_FDCWD,
-            c_path.as_ptr(),
-            if dir {
-                libc::W_OK | libc::X_OK
-            } else {
-                libc::W_OK
-            },
-            libc::AT_EACCESS,
-        ) == 0
+    let allowed =
+        unsafe { libc::faccessat(libc::AT_FDCWD, c_path.as_ptr(), mode, libc::AT_EACCESS) };
+    match allowed {
+        0 => Ok(()),
+        // Why not: EACCES, EROFS (root too), ETXTBSY.
+        _ => Err(io::Error::last_os_error()),
     }
 }
 
 #[cfg(not(unix))]
-pub fn may_access(path: &Path, _dir: bool) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| !m.permissions().readonly())
+pub fn may_access(path: &Path, _dir: bool) -> io::Result<()> {
+    match std::fs::metadata(path)?.permissions().readonly() {
+        true => Err(io::Error::from(io::ErrorKind::PermissionDenied)),
+        false => Ok(()),
+    }
 }
 
 /// Gives the new file the replaced one's mode and, where the user may

@@ -54,9 +54,19 @@ struct Read {
 #[derive(Default)]
 pub struct InputFiles {
     files: Vec<Read>,
-    /// A Parquet dataset directory read as keys, canonical: whatever is
-    /// written inside it would be read as keys next time.
-    datasets: Vec<PathBuf>,
+    /// Each directory a Parquet dataset read as keys is read from:
+    /// whatever is written inside one would be read as keys next time.
+    datasets: Vec<DatasetDir>,
+}
+
+/// A directory of a Parquet dataset.
+struct DatasetDir {
+    /// Its canonical path, which outputs are compared with.
+    canonical: PathBuf,
+    /// Its path as the dataset's walk reaches it (through symbolic links).
+    reached: PathBuf,
+    /// The dataset's directory, as given.
+    root: PathBuf,
 }
 
 impl InputFiles {
@@ -87,10 +97,20 @@ impl InputFiles {
         self
     }
 
-    /// Adds the Parquet dataset directory `dir` and each of its files.
+    /// Adds the Parquet dataset directory `dir`, each directory it is read
+    /// from (a linked partition directory may be anywhere) and each of its
+    /// files.
     pub fn add_dataset(&mut self, dir: &Path) {
-        if let Ok(canonical) = dir.canonicalize() {
-            self.datasets.push(canonical);
+        let dirs =
+            jumpshard_stream::dataset_directories(dir).unwrap_or_else(|_| vec![dir.to_path_buf()]);
+        for reached in dirs {
+            if let Ok(canonical) = reached.canonicalize() {
+                self.datasets.push(DatasetDir {
+                    canonical,
+                    reached,
+                    root: dir.to_path_buf(),
+                });
+            }
         }
         for file in jumpshard_stream::dataset_files(dir).unwrap_or_default() {
             if let Ok(meta) = std::fs::metadata(&file) {
@@ -234,10 +254,9 @@ fn writable(option: &str, path: &Path, inputs: &InputFiles) -> Result<Option<Pla
         return Err(cannot(format!("{} is not a directory", dir.display())));
     }
     // The output is made in its directory, then renamed there.
-    if !may_access(dir, true) {
+    if let Err(e) = may_access(dir, true) {
         return Err(cannot(format!(
-            "Permission denied in its directory {} (the output is made there, then \
-             renamed)",
+            "its directory {}, where the output is made and then renamed: {e}",
             dir.display()
         )));
     }
@@ -245,21 +264,32 @@ fn writable(option: &str, path: &Path, inputs: &InputFiles) -> Result<Option<Pla
         .canonicalize()
         .map_err(|e| cannot(format!("its directory {}: {e}", dir.display())))?
         .join(target.file_name().unwrap_or_default());
-    if let Some(dataset) = inputs.datasets.iter().find(|d| canonical.starts_with(d)) {
+    // The dataset's own directory comes first, for the plainest message.
+    if let Some(dir) = inputs
+        .datasets
+        .iter()
+        .find(|d| canonical.starts_with(&d.canonical))
+    {
+        let place = match dir.reached == dir.root {
+            true => format!("the Parquet dataset directory {}", dir.canonical.display()),
+            false => format!(
+                "{}, read as {} of the Parquet dataset directory {}",
+                dir.canonical.display(),
+                dir.reached.display(),
+                dir.root.display()
+            ),
+        };
         return Err(cannot(format!(
-            "it is inside the Parquet dataset directory {} that the keys are read from, \
-             where it would be read as keys next time",
-            dataset.display()
+            "it is inside {place} that the keys are read from, where it would be read as \
+             keys next time"
         )));
     }
     match meta {
         Some(meta) => {
-            if !may_access(&target, false) {
-                return Err(cannot(
-                    "Permission denied (the file exists and you may not write it, so it is \
-                     not replaced)"
-                        .into(),
-                ));
+            if let Err(e) = may_access(&target, false) {
+                return Err(cannot(format!(
+                    "the file exists and you may not write it, so it is not replaced: {e}"
+                )));
             }
             Ok(Some(
                 FileId::of(&meta).map_or(Place::New(canonical), Place::File),

@@ -14,11 +14,10 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use jumpshard::verify::SplitMix64;
 use jumpshard::{reference, BucketCount, Cpu, Division, Kernel};
 use serde::Serialize;
 
-use super::clock;
+use super::{buffers, clock};
 use crate::out::stdout::Stdout;
 
 /// The bucket counts measured.
@@ -54,7 +53,8 @@ pub fn run(keys: usize, repeat: u32, json: bool, all_divisions: bool) -> Result<
         return Err("--keys must be at least 1".into());
     }
     let mut out = Stdout::open()?;
-    let keys = SplitMix64::new(0xBE7C4).keys(keys);
+    let asked = format!("--keys {keys}");
+    let keys = buffers::random_keys(0xBE7C4, keys, &asked)?;
     let kernels = measured_kernels(all_divisions);
     let counts: Vec<Count> = COUNTS
         .iter()
@@ -66,8 +66,8 @@ pub fn run(keys: usize, repeat: u32, json: bool, all_divisions: bool) -> Result<
             slices: Slices::new(&keys, KERNEL_CALL, n),
         })
         .collect();
-    let mut out_ref = vec![0i32; keys.len()];
-    let mut out_kernel = vec![0u32; keys.len()];
+    let mut out_ref = buffers::filled(keys.len(), 0i32, &asked)?;
+    let mut out_kernel = buffers::filled(keys.len(), 0u32, &asked)?;
     let mut best_ref = vec![PerIteration::NONE; counts.len()];
     let mut best = vec![vec![PerIteration::NONE; kernels.len()]; counts.len()];
     // Each repetition sweeps every N, so that the samples of one N spread

@@ -6,6 +6,7 @@
 //! (`reshard`). `--plot` draws the first three (`plot`); `clock` estimates
 //! the core clock beside the tick counter.
 
+mod buffers;
 mod cliff;
 mod clock;
 pub mod kernels;

@@ -23,6 +23,7 @@ use jumpshard::zones::ZonedReplicas;
 use jumpshard::{reference, replicas, BucketCount, Cpu, Memento, NodeTable};
 use serde::Serialize;
 
+use super::buffers;
 use super::kernels::{machine_line, median};
 use crate::out::stdout::Stdout;
 
@@ -297,11 +298,14 @@ pub fn run(keys: usize, repeat: u32, json: bool) -> Result<Report, String> {
         .zip(&tables)
         .map(|(c, table)| c.prepare(table.as_ref()))
         .collect::<Result<_, _>>()?;
-    let keys = SplitMix64::new(0x91ACE).keys(keys);
-    let mut out = vec![0u32; keys.len()];
-    let mut out_ref = vec![0i32; keys.len()];
+    let asked = format!("--keys {keys}");
+    let keys = buffers::random_keys(0x91ACE, keys, &asked)?;
+    let mut out = buffers::filled(keys.len(), 0u32, &asked)?;
+    let mut out_ref = buffers::filled(keys.len(), 0i32, &asked)?;
     let widest = calls.iter().map(Prepared::columns).max().unwrap_or(0);
-    let mut columns = vec![vec![0u32; keys.len()]; widest];
+    let mut columns = (0..widest)
+        .map(|_| buffers::filled(keys.len(), 0u32, &asked))
+        .collect::<Result<Vec<_>, _>>()?;
     // Per call, per repetition: (Figure 1's seconds, the call's).
     let mut samples = vec![Vec::with_capacity(repeat as usize); calls.len()];
     // One untimed pass first: the outputs' pages are mapped on first

@@ -18,10 +18,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use jumpshard::{MovePlan, Resize};
+use jumpshard_stream::not_keys::Looks;
 use jumpshard_stream::reshard::{self, Workers};
-use jumpshard_stream::{detect, u64le_file, InMemory, KeyFormat, NoProgress, Source, SNIFF_BYTES};
+use jumpshard_stream::{
+    detect, u64le_file, Error, InMemory, KeyFormat, NoProgress, Source, SNIFF_BYTES,
+};
 use serde::Serialize;
 
+use super::buffers;
 use crate::args::{count, threads};
 use crate::limits;
 use crate::out::clash::{self, InputFiles};
@@ -95,15 +99,25 @@ fn u64le_only(path: &Path) -> Result<(), String> {
     std::fs::File::open(path)
         .and_then(|f| f.take(SNIFF_BYTES as u64).read_to_end(&mut prefix))
         .map_err(|e| format!("cannot read {name}: {e}"))?;
-    match detect(&name, Some(path), &prefix) {
-        Ok(KeyFormat::U64le) => Ok(()),
-        Ok(format) => Err(format!(
-            "{name} is read as {} keys: bench --reshard times u64le files (8-byte \
-             little-endian keys)",
-            format.name()
-        )),
-        Err(e) => Err(format!("{e} (bench --reshard times u64le files only)")),
-    }
+    // What the input looks like, without the options that read it as it
+    // is: bench has none of them.
+    let looks = match detect(&name, Some(path), &prefix) {
+        Ok(KeyFormat::U64le) => return Ok(()),
+        Ok(format) => format!("is read as {} keys", format.name()),
+        Err(Error::NotKeys {
+            looks: Looks::Compressed(_),
+            ..
+        }) => "looks compressed".into(),
+        Err(Error::ParquetNameOnly { .. }) => {
+            "is named .parquet (but is not Parquet: rename it if it holds u64le keys)".into()
+        }
+        Err(Error::LooksLikeText { .. } | Error::NotKeys { .. }) => "looks like text".into(),
+        Err(e) => return Err(e.to_string()),
+    };
+    Err(format!(
+        "{name} {looks}: bench --reshard times u64le files only (8-byte little-endian \
+         keys back to back)"
+    ))
 }
 
 /// Measures the streaming reshard of `args.file`, best of `repeat`, and
@@ -113,17 +127,32 @@ pub fn run(args: &ReshardArgs, repeat: u32, json: bool) -> Result<(), String> {
     let resize = Resize::new(count("--from", args.from)?, count("--to", args.to)?)
         .map_err(|e| e.to_string())?;
     let workers = threads(args.threads);
+    if crate::node_tables::is_stdin(path) {
+        return Err(
+            "bench --reshard needs a file of u64le keys, not standard input: it loads the \
+             keys, then reads the file again on every repetition"
+                .into(),
+        );
+    }
     clash::stdout_not_input(None, &InputFiles::default().with("--reshard", path))?;
     let mut out = Stdout::open()?;
     u64le_only(path)?;
+    // With one thread, `batch_parallel` and `plan_parallel` run on this one
+    // and never ask for the pool.
+    if workers > 1 {
+        rayon::ThreadPoolBuilder::new()
+            .build_global()
+            .map_err(|e| format!("cannot start a thread: {e}; --threads 1 needs none"))?;
+    }
     let file = u64le_file(path)?;
     let n = file.key_count();
     let size = usize::try_from(n).map_err(|_| format!("{} is too large", path.display()))?;
-    let mut loaded = Vec::new();
+    let asked = format!("--reshard {}", path.display());
+    let mut loaded = buffers::room(size, &asked)?;
     file.read_at(0, size, &mut loaded)?;
     let keys: Arc<[u64]> = loaded.into();
     let streamed = Workers::new(workers);
-    let mut buckets = vec![0u32; size];
+    let mut buckets = buffers::filled(size, 0u32, &asked)?;
     let mut plan = MovePlan::new();
     let mut best = [f64::INFINITY; 4];
     for _ in 0..repeat {
