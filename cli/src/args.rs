@@ -149,6 +149,9 @@ impl InputArgs {
                 ));
             }
         }
+        if self.reads_stdin() {
+            crate::stdin::check_open("the keys")?;
+        }
         Ok(self.options().open()?)
     }
 

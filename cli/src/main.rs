@@ -6,6 +6,8 @@
 #![deny(missing_docs)]
 
 mod args;
+#[cfg(target_os = "linux")]
+mod at_start;
 mod commands;
 mod limits;
 mod node_tables;

@@ -53,6 +53,7 @@ pub fn read_or_stdin(path: &Path) -> Result<NodeTable, String> {
     if !is_stdin(path) {
         return read_file(path);
     }
+    crate::stdin::check_open("the table").map_err(|e| format!("-: {e}"))?;
     let mut bytes = Vec::new();
     std::io::stdin()
         .read_to_end(&mut bytes)

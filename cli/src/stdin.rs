@@ -18,6 +18,20 @@ pub fn reads_stdin(path: &Path) -> bool {
     path.as_os_str() == "-" || is_stdin_stream(path)
 }
 
+/// Refuses to read standard input for `what` ("the keys") when it was
+/// closed at start (`<&-`): Rust's runtime puts /dev/null in its place,
+/// and the command would read nothing and report success.
+pub fn check_open(what: &str) -> Result<(), String> {
+    #[cfg(target_os = "linux")]
+    if crate::at_start::stdin_closed() {
+        return Err(format!(
+            "standard input is closed (started with <&-?): {what} would read nothing"
+        ));
+    }
+    let _ = what;
+    Ok(())
+}
+
 /// What standard input is (`< keys.u64` makes it a file), if it can be
 /// told.
 pub fn metadata() -> Option<std::fs::Metadata> {

@@ -147,6 +147,55 @@ fn a_closed_standard_output_is_refused_in_every_command() {
     }
 }
 
+/// A closed standard input (`<&-`) is refused wherever `-` reads it (the
+/// keys, a table, the weights), where it read as empty and the command
+/// succeeded on nothing; a command that does not read it runs.
+#[test]
+fn a_closed_standard_input_is_refused_where_it_is_read() {
+    let d = dir();
+    let nodes = table(d.path(), "n.txt", "a\nb\n");
+    let n = path_str(&nodes);
+    for (args, words) in [
+        (
+            vec!["assign", "--buckets", "10", "-"],
+            "the keys would read nothing",
+        ),
+        (
+            vec!["assign", "--nodes", n, "--key-format", "decimal"],
+            "the keys would read nothing",
+        ),
+        (
+            vec!["table", "fingerprint", "-"],
+            "the table would read nothing",
+        ),
+        (
+            vec![
+                "balance",
+                "-",
+                "--nodes",
+                n,
+                "--factor",
+                "3",
+                "--write-table",
+                "-",
+            ],
+            "the weights would read nothing",
+        ),
+        (vec!["bucket", "1", "10"], ""),
+    ] {
+        let mut closed = Command::new("sh");
+        closed
+            .args(["-c", "exec \"$@\" <&-", "sh"])
+            .arg(BIN)
+            .args(&args);
+        let o = run_command(&mut closed, b"");
+        match words {
+            "" => assert_ok(&o),
+            _ => assert_fails(&o, &["standard input is closed", words]),
+        }
+    }
+}
+
 /// A shell's `> /dev/null` is an open standard output, not a closed one.
 #[test]
 fn standard_output_on_dev_null_is_fine() {

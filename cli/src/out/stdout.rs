@@ -127,32 +127,7 @@ fn error(e: io::Error) -> String {
 /// finds closed, so that writes would vanish silently).
 #[cfg(target_os = "linux")]
 fn closed() -> bool {
-    start::STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// Standard output's state at start, taken by a constructor that the
-/// loader runs before `main` and so before Rust's runtime replaces a
-/// closed descriptor: afterwards, /dev/null opened read-write by the
-/// runtime and /dev/null opened read-write by a parent (Python's
-/// `subprocess.DEVNULL`) look the same.
-#[cfg(target_os = "linux")]
-mod start {
-    use std::sync::atomic::{AtomicBool, Ordering};
-
-    /// Whether descriptor 1 was closed when the process started.
-    pub static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
-
-    /// Run by the loader before `main`, like a C constructor.
-    #[used]
-    #[link_section = ".init_array"]
-    static AT_START: extern "C" fn() = at_start;
-
-    extern "C" fn at_start() {
-        // SAFETY: F_GETFD on a descriptor number only reads its flags; a
-        // closed descriptor gives -1 (EBADF) and touches no memory.
-        let flags = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFD) };
-        STDOUT_CLOSED.store(flags < 0, Ordering::Relaxed);
-    }
+    crate::at_start::stdout_closed()
 }
 
 /// Whether standard output was closed at start. Rust's runtime opens

@@ -121,6 +121,9 @@ pub fn run(args: &Args) -> Result<(), String> {
         weight: &args.weight_column,
         header: !args.no_header,
     };
+    if reads_stdin(&args.weights) {
+        crate::stdin::check_open("the weights")?;
+    }
     let read = read_weighted(&args.weights, &columns).map_err(|e| e.to_string())?;
     let name = args.weights.display();
     let mut lines = HashMap::with_capacity(read.len());
