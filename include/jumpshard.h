@@ -150,9 +150,9 @@ enum jumpshard_status
      */
     JUMPSHARD_ERROR_SHRINK_IN_REMOVALS = 14,
     /**
-     * More replicas were asked for than there are buckets (`k` above
-     * `num_buckets`): a replica set holds distinct buckets; or more than
-     * 1024, the most members a set may have.
+     * The replica count is out of range: 0, more than there are buckets
+     * (`k` above `num_buckets`: a replica set holds distinct buckets), or
+     * more than 1024, the most members a set may have.
      */
     JUMPSHARD_ERROR_TOO_MANY_REPLICAS = 15,
     /**

@@ -60,9 +60,9 @@ pub enum jumpshard_status {
     /// removal shrinks the cluster and is never remembered, so the list
     /// describes a cluster with one bucket fewer.
     JUMPSHARD_ERROR_SHRINK_IN_REMOVALS = 14,
-    /// More replicas were asked for than there are buckets (`k` above
-    /// `num_buckets`): a replica set holds distinct buckets; or more than
-    /// 1024, the most members a set may have.
+    /// The replica count is out of range: 0, more than there are buckets
+    /// (`k` above `num_buckets`: a replica set holds distinct buckets), or
+    /// more than 1024, the most members a set may have.
     JUMPSHARD_ERROR_TOO_MANY_REPLICAS = 15,
     /// A bucket weight is negative, NaN or infinite.
     JUMPSHARD_ERROR_INVALID_WEIGHT = 16,
@@ -169,7 +169,7 @@ impl jumpshard_status {
                   describe the cluster with one bucket fewer"
             }
             JUMPSHARD_ERROR_TOO_MANY_REPLICAS => {
-                c"more replicas than buckets, or than 1024: a replica set holds at most 1024 distinct buckets"
+                c"the replica count is 0, or more than the buckets or than 1024: a replica set holds 1 to 1024 distinct buckets"
             }
             JUMPSHARD_ERROR_INVALID_WEIGHT => {
                 c"invalid weight: weights must be finite and not negative"
