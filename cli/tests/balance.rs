@@ -213,7 +213,7 @@ fn bad_inputs_are_refused_and_nothing_is_written() {
         ),
         (
             vec![path_str(&dup), "--factor", "2"],
-            vec!["line 4: key 1 is also on line 2"],
+            vec!["line 4: key 1 is also at line 2"],
         ),
         (
             vec![path_str(&huge), "--factor", "2"],
@@ -279,6 +279,27 @@ fn parquet_weights_and_the_written_table_route_with_assign() {
         .map(|r| format!("{}\n", table.node(r.0)))
         .collect();
     assert_eq!(stdout(&o), want);
+    // A key listed twice is named by its rows, counted as Parquet's
+    // other errors count them.
+    let keys: ArrayRef = Arc::new(UInt64Array::from_iter_values([5, 6, 5]));
+    let weights: ArrayRef = Arc::new(Float64Array::from_iter_values([1.0, 1.0, 1.0]));
+    let batch = RecordBatch::try_from_iter([("key", keys), ("weight", weights)]).unwrap();
+    let file = std::fs::File::create(&path).unwrap();
+    let mut writer = ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let o = run(&[
+        "balance",
+        path_str(&path),
+        "--buckets",
+        "10",
+        "--factor",
+        "2",
+        "--write-table",
+        "-",
+    ]);
+    let twice = "row 2 of the file, from 0: key 5 is also at row 0 of the file, from 0";
+    assert_fails(&o, &[twice]);
 }
 
 #[test]

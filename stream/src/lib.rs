@@ -63,4 +63,4 @@ pub use open::KeyOptions;
 pub use progress::{NoProgress, Progress};
 pub use source::{Input, KeyPieces, KeysAt, OrderedKeys, Source, Unit};
 pub use u64le::{u64le_file, InMemory};
-pub use weighted::{read_csv, read_weighted, WeightColumns, WeightedKey};
+pub use weighted::{read_csv, read_weighted, Place, WeightColumns, WeightedKey};

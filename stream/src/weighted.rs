@@ -18,7 +18,7 @@ use crate::csv_records::Records;
 use crate::decimal::parse_decimal;
 use crate::error::Error;
 use crate::weighted_key::checked;
-pub use crate::weighted_key::{WeightColumns, WeightedKey};
+pub use crate::weighted_key::{Place, WeightColumns, WeightedKey};
 
 /// Every key and weight of the file at `path` (`-`: standard input):
 /// Parquet when it starts with Parquet's magic bytes, CSV otherwise. The
@@ -137,7 +137,11 @@ pub fn read_csv(
             column: columns.weight.to_owned(),
             text: String::from_utf8_lossy(text).into_owned(),
         })?;
-        all.push(WeightedKey { key, weight, line });
+        all.push(WeightedKey {
+            key,
+            weight,
+            place: Place::Line(line),
+        });
     }
     Ok(all)
 }
@@ -146,7 +150,7 @@ pub fn read_csv(
 mod tests {
     use super::*;
 
-    fn read(text: &str) -> Result<Vec<(u64, f64, u64)>, String> {
+    fn read(text: &str) -> Result<Vec<(u64, f64, Place)>, String> {
         let columns = WeightColumns {
             key: "k",
             weight: "w",
@@ -154,7 +158,7 @@ mod tests {
         };
         Ok(read_csv(text.as_bytes(), "in".into(), &columns)?
             .into_iter()
-            .map(|w| (w.key, w.weight, w.line))
+            .map(|w| (w.key, w.weight, w.place))
             .collect())
     }
 
@@ -162,7 +166,11 @@ mod tests {
     fn keys_and_weights_with_their_lines() {
         assert_eq!(
             read("w,k\n1.5,7\n 2e3 , 8\n0,9\n"),
-            Ok(vec![(7, 1.5, 2), (8, 2000.0, 3), (9, 0.0, 4)])
+            Ok(vec![
+                (7, 1.5, Place::Line(2)),
+                (8, 2000.0, Place::Line(3)),
+                (9, 0.0, Place::Line(4))
+            ])
         );
         for (text, want) in [
             ("k,w\n1,-1\n", "in line 2, column w: weight \"-1\""),

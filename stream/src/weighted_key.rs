@@ -3,16 +3,35 @@
 
 use crate::error::Error;
 
-/// A key, its weight and where it was read: the CSV line (from 1, the
-/// header line counted) or the Parquet row (from 1).
+/// A key, its weight and where it was read.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WeightedKey {
     /// The key.
     pub key: u64,
     /// Its weight, finite and 0 or more.
     pub weight: f64,
-    /// Its line (CSV) or row (Parquet), from 1.
-    pub line: u64,
+    /// Where it was read.
+    pub place: Place,
+}
+
+/// Where a weighted key was read, as messages name it: a CSV line, from
+/// 1, the header line counted ("line 3"), or a Parquet row, from 0, as
+/// Parquet's other errors count ("row 2 of the file, from 0").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// A CSV line, from 1.
+    Line(u64),
+    /// A Parquet row, from 0.
+    Row(u64),
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Place::Line(line) => write!(f, "line {line}"),
+            Place::Row(row) => write!(f, "row {row} of the file, from 0"),
+        }
+    }
 }
 
 /// Where a weights file's columns are.

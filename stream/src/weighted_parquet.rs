@@ -14,7 +14,7 @@ use parquet::arrow::ProjectionMask;
 
 use crate::error::Error;
 use crate::parquet_column::column_of;
-use crate::weighted_key::{checked, WeightColumns, WeightedKey};
+use crate::weighted_key::{checked, Place, WeightColumns, WeightedKey};
 
 /// Every key and weight of the Parquet file at `path`.
 pub(crate) fn read(path: &Path, columns: &WeightColumns<'_>) -> Result<Vec<WeightedKey>, Error> {
@@ -97,7 +97,7 @@ pub(crate) fn read(path: &Path, columns: &WeightColumns<'_>) -> Result<Vec<Weigh
             all.push(WeightedKey {
                 key,
                 weight,
-                line: row,
+                place: Place::Row(row - 1),
             });
         }
     }
@@ -153,8 +153,9 @@ mod tests {
         };
         write(&path, vec![5, 0, 7]);
         let read = crate::read_weighted(&path, &columns).unwrap();
-        let got: Vec<(u64, f64, u64)> = read.iter().map(|w| (w.key, w.weight, w.line)).collect();
-        assert_eq!(got, [(10, 5.0, 1), (11, 0.0, 2), (12, 7.0, 3)]);
+        let got: Vec<(u64, f64, Place)> = read.iter().map(|w| (w.key, w.weight, w.place)).collect();
+        let rows = [(10, 5.0, 0), (11, 0.0, 1), (12, 7.0, 2)];
+        assert_eq!(got, rows.map(|(k, w, r)| (k, w, Place::Row(r))));
         write(&path, vec![5, -2]);
         let err = crate::read_weighted(&path, &columns)
             .unwrap_err()

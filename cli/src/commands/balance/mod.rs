@@ -126,13 +126,13 @@ pub fn run(args: &Args) -> Result<(), String> {
     }
     let read = read_weighted(&args.weights, &columns).map_err(|e| e.to_string())?;
     let name = args.weights.display();
-    let mut lines = HashMap::with_capacity(read.len());
+    let mut places = HashMap::with_capacity(read.len());
     for k in &read {
-        if let Some(first) = lines.insert(k.key, k.line) {
+        if let Some(first) = places.insert(k.key, k.place) {
             return Err(format!(
-                "{name} line {}: key {} is also on line {first}; a weights file lists each key \
-                 once (add the weights up)",
-                k.line, k.key
+                "{name} {}: key {} is also at {first}; a weights file lists each key once (add \
+                 the weights up)",
+                k.place, k.key
             ));
         }
     }
@@ -176,8 +176,8 @@ pub fn run(args: &Args) -> Result<(), String> {
                 .take(LISTED)
                 .map(|&k| {
                     format!(
-                        "  key {} weight {} (line {})",
-                        keys[k], weights[k], read[k].line
+                        "  key {} weight {} ({})",
+                        keys[k], weights[k], read[k].place
                     )
                 })
                 .collect();
