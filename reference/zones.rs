@@ -136,22 +136,7 @@ fn inside(g: &Group, key: u64, m: usize, k: usize, primary: Option<usize>) -> Ve
         let derived = xxh64(key, g.id ^ 0x6A09_E667_F3BC_C908);
         g.nodes[g.memento.as_ref().unwrap().bucket(derived) as usize]
     });
-    let n = g.nodes.len();
-    if g.racks.iter().any(|r| r.0) {
-        return dealt(g, key, m, k, first);
-    }
-    let all: Vec<usize> = (0..n).collect();
-    let mut order = vec![first];
-    order.extend(sequence(
-        g,
-        key,
-        &all,
-        g.id ^ 0x6A09_E667_F3BC_C908,
-        k,
-        first,
-    ));
-    order.truncate(m);
-    order
+    dealt(g, key, m, k, first)
 }
 
 /// The sequence of the nodes `list` (positions in `g`, table order) but
@@ -160,16 +145,8 @@ fn inside(g: &Group, key: u64, m: usize, k: usize, primary: Option<usize>) -> Ve
 /// live node by descending score, id. Nodes, not positions.
 fn sequence(g: &Group, key: u64, list: &[usize], seed: u64, k: usize, skip: usize) -> Vec<usize> {
     let n = list.len();
-    let mut set = vec![0u32; k];
-    jumpshard::replicas::set(
-        xxh64(key, seed),
-        BucketCount::new(n.max(k) as u32).unwrap(),
-        &mut set,
-    )
-    .unwrap();
     let mut order: Vec<usize> = Vec::new();
-    for &b in &set {
-        let b = b as usize;
+    for b in replica_set(key, seed, n, k) {
         if b < n && g.live[list[b]] && g.nodes[list[b]] != skip {
             order.push(list[b]);
         }
@@ -188,49 +165,73 @@ fn sequence(g: &Group, key: u64, list: &[usize], seed: u64, k: usize, skip: usiz
     order.iter().map(|&p| g.nodes[p]).collect()
 }
 
+/// The replica set of k over `XXH64(key, seed)` among max(n, k) buckets.
+fn replica_set(key: u64, seed: u64, n: usize, k: usize) -> Vec<usize> {
+    let mut set = vec![0u32; k];
+    jumpshard::replicas::set(
+        xxh64(key, seed),
+        BucketCount::new(n.max(k) as u32).unwrap(),
+        &mut set,
+    )
+    .unwrap();
+    set.iter().map(|&b| b as usize).collect()
+}
+
 fn node_id(g: &Group, p: usize) -> u64 {
     xxhash_rust::xxh64::xxh64(g.names[p].as_bytes(), g.id ^ 0xBB67_AE85_84CA_A73B)
 }
 
-/// Step 4 in a zone that names racks: `first`, then round by round over
-/// the racks, `first`'s rack first, the others with a live node by
-/// descending score of their id, each rack's nodes in its sequence.
+/// Step 4 over the zone's racks (a node without one, or every node of a
+/// zone that names none, a rack of its own): `first`; round 1, each rack's
+/// first node in the rack sequence (the replica set over the racks in
+/// the order they appear, then rendezvous), `first`'s rack passed over;
+/// rounds 2 on, each rack's next node, `first`'s rack first, then the
+/// others by rendezvous. Each rack's nodes in the rack's own sequence.
 fn dealt(g: &Group, key: u64, m: usize, k: usize, first: usize) -> Vec<usize> {
-    // The racks, in the order of their first nodes, and their nodes.
+    let local = 0x6A09_E667_F3BC_C908;
     let mut racks: Vec<&(bool, String)> = Vec::new();
     for r in &g.racks {
         if !racks.contains(&r) {
             racks.push(r);
         }
     }
-    let id = |r: &(bool, String), p: usize| match r.0 {
-        true => xxhash_rust::xxh64::xxh64(r.1.as_bytes(), g.id ^ 0x3C6E_F372_FE94_F82B),
-        false => node_id(g, p),
-    };
     let home = &g.racks[g.nodes.iter().position(|&x| x == first).unwrap()];
-    let mut scored: Vec<(u64, u64, Vec<usize>)> = Vec::new();
-    let mut own = Vec::new();
-    for r in racks {
-        let list: Vec<usize> = (0..g.nodes.len()).filter(|&p| &g.racks[p] == r).collect();
-        let rack_id = id(r, list[0]);
-        let seq = sequence(g, key, &list, rack_id ^ 0x6A09_E667_F3BC_C908, k, first);
-        if r == home {
-            own = seq;
-        } else if !seq.is_empty() {
-            scored.push((xxh64(key, rack_id), rack_id, seq));
+    // Each rack: its id, whether it serves (live, not first's), its nodes.
+    let lists: Vec<(u64, bool, Vec<usize>)> = racks
+        .iter()
+        .map(|&r| {
+            let list: Vec<usize> = (0..g.nodes.len()).filter(|&p| &g.racks[p] == r).collect();
+            let id = match r.0 {
+                true => xxhash_rust::xxh64::xxh64(r.1.as_bytes(), g.id ^ 0x3C6E_F372_FE94_F82B),
+                false => node_id(g, list[0]),
+            };
+            let seq = sequence(g, key, &list, id ^ local, k, first);
+            (id, r != home && !seq.is_empty(), seq)
+        })
+        .collect();
+    let mut by_score: Vec<(u64, u64, usize)> = (0..racks.len())
+        .filter(|&r| lists[r].1)
+        .map(|r| (xxh64(key, lists[r].0), lists[r].0, r))
+        .collect();
+    by_score.sort();
+    by_score.reverse();
+    let mut round_one: Vec<usize> = Vec::new();
+    for b in replica_set(key, g.id ^ local, racks.len(), k) {
+        if b < racks.len() && lists[b].1 {
+            round_one.push(b);
         }
     }
-    scored.sort();
-    scored.reverse();
-    let mut lists = vec![[vec![first], own].concat()];
-    lists.extend(scored.into_iter().map(|s| s.2));
-    let mut out = Vec::new();
-    for round in 0..g.nodes.len() {
-        for list in &lists {
-            if let Some(&n) = list.get(round) {
-                out.push(n);
-            }
+    for s in &by_score {
+        if !round_one.contains(&s.2) {
+            round_one.push(s.2);
         }
+    }
+    let mut out = vec![first];
+    out.extend(round_one.iter().map(|&r| lists[r].2[0]));
+    let own = racks.iter().position(|&r| r == home).unwrap();
+    for round in 0..g.nodes.len() {
+        out.extend(lists[own].2.get(round));
+        out.extend(by_score.iter().filter_map(|s| lists[s.2].2.get(round + 1)));
     }
     out.truncate(m);
     out

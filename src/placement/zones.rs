@@ -34,25 +34,30 @@
 //!      node id)`, a node's id being XXH64 of its name seeded with its
 //!      zone's id `^ 0xBB67AE8584CAA73B` (ties by the larger id);
 //!    - in a zone that names racks (a node without a rack is a rack of its
-//!      own), the `m - 1` are dealt over the racks instead, round by
-//!      round: `F`'s rack first, then the other racks with a live node by
-//!      descending `XXH64(key, seed = rack id)` (ties by the larger id), a
-//!      named rack's id being XXH64 of its name seeded with its zone's id
-//!      `^ 0x3C6EF372FE94F82B` and a node's own rack's its node id; each
-//!      rack's nodes in the rack's own sequence, made as the zone's is
-//!      over the rack's nodes in table order with the derived key
-//!      `XXH64(key, seed = rack id ^ 0x6A09E667F3BCC908)`; round 1 is `F`
-//!      and each other rack's first node, round 2 each rack's next (`F`'s
-//!      rack's first but `F`), and so on, a rack out of live nodes passed
-//!      over, so the members sit in distinct racks when the zone has
-//!      enough.
+//!      own), the `m - 1` are dealt over the racks instead, the racks
+//!      taking the nodes' part: the zone's *rack sequence* is made as the
+//!      sequence above over the racks in the order they first appear in
+//!      the table (rack `b` for bucket `b`, `max(racks, k)` buckets, the
+//!      same `d`), a rack's rendezvous score being `XXH64(key, seed = rack
+//!      id)`, a named rack's id XXH64 of its name seeded with its zone's
+//!      id `^ 0x3C6EF372FE94F82B` and a node's own rack's its node id.
+//!      Round 1 takes the first node of each rack of the rack sequence but
+//!      `F`'s; rounds 2 on take each rack's next node, `F`'s rack first
+//!      (its first node but `F`), then the others by descending score
+//!      (ties by the larger id); a rack out of live nodes is passed over.
+//!      A rack's nodes come in its own sequence, made as the zone's over
+//!      the rack's nodes in table order with the derived key `XXH64(key,
+//!      seed = rack id ^ 0x6A09E667F3BCC908)`. So the members sit in
+//!      distinct racks when the zone has enough; and with every node a
+//!      rack of its own, the rack sequence is the zone's sequence node for
+//!      node, so a zone's first rack moves nothing.
 //!
-//!    Neither the sequence nor the dealing depends on `m`, so a zone whose
+//!    Neither the sequences nor the dealing depend on `m`, so a zone whose
 //!    share grows (another zone lost) keeps its members and adds the next.
-//!    A node removed leaves its sequence, and a node appended enters it
-//!    (the replica set of `k` trades at most one member for the new node
-//!    as the list grows) or enters the racks' order as a rack of its own,
-//!    so neither moves another member; without racks, not even when `F`
+//!    A node removed leaves its sequence, and a node appended enters its
+//!    rack's (the replica set of `k` trades at most one member for the new
+//!    node as the list grows) or, as a new rack, the rack sequence, so
+//!    neither moves another member; without racks, not even when `F`
 //!    changes with them (`tests/zones/properties.rs` holds both).
 //! 5. Ranks follow the rounds: rank 1 is `P`, ranks 2.. the first member
 //!    of each next zone in order, then each zone's second member, and so
@@ -65,8 +70,8 @@
 //! one [`crate::Memento::batch`] over the keys that need a member there,
 //! and the sequences of the zones holding several members one
 //! [`crate::replicas::batch`], then each key's next members from it (in a
-//! zone with racks, each key's racks' first nodes one Figure 1 bucket
-//! each, one key at a time). With
+//! zone with racks, each member its rack's first node, one Figure 1
+//! bucket of the rack's derived key, one key at a time). With
 //! `k` at most the live zones, and with more members than zones when at
 //! most 8 zones are live and every zone can take its share of members,
 //! a key's order comes without a sort and each zone's

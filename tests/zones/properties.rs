@@ -124,10 +124,11 @@ fn a_node_added_in_a_zone_takes_slots_only_onto_itself() {
         let racks = [0, 3, 3][case % 3];
         let old = roomy(&mut rng, zones, k, 0, racks);
         let z = rng.below(zones as u64);
-        // In a zone with racks: a rack of its own, one of the zone's, or
-        // a new one.
+        // Without racks: none, or the zone's first. With racks: one of
+        // the zone's, a new one, or a rack of its own.
         let rack = match (racks, case % 2) {
-            (0, _) => String::new(),
+            (0, 0) => String::new(),
+            (0, _) => " rack=first".to_string(),
             (_, 0) => format!(" rack=r{}", rng.below(racks)),
             _ => [" rack=new", ""][rng.below(2) as usize].to_string(),
         };
@@ -145,7 +146,7 @@ fn a_node_added_in_a_zone_takes_slots_only_onto_itself() {
             // In a zone with racks, x taking the zone's first member may
             // move one more member inside it (the racks are dealt anew).
             let others: Vec<_> = come.iter().filter(|c| *c != "x").collect();
-            let excepted = racks > 0
+            let excepted = (racks > 0 || !rack.is_empty())
                 && others.len() == 1
                 && come.len() == 2
                 && zone(&new, others[0]) == zone(&new, "x");

@@ -125,7 +125,7 @@ impl ZonedReplicas<'_> {
             // The replica sets that start the sequences of the zones
             // holding several members, in one batch on the lanes.
             let several: Vec<u64> = (asked.iter())
-                .filter(|r| r.m >= 2 && !zone.names_racks())
+                .filter(|r| r.m >= 2)
                 .map(|r| zone.derived(keys[r.key as usize]))
                 .collect();
             let mut sets = vec![vec![0u32; several.len()]; k];
@@ -148,18 +148,13 @@ impl ZonedReplicas<'_> {
                     columns[request.rank as usize][i] = first;
                     continue;
                 }
+                for (member, column) in set.iter_mut().zip(&sets) {
+                    *member = column[g];
+                }
+                g += 1;
                 members.clear();
                 members.push(first);
-                let count = request.m as usize - 1;
-                if zone.names_racks() {
-                    zone.others(keys[i], first, count, k, &mut members);
-                } else {
-                    for (member, column) in set.iter_mut().zip(&sets) {
-                        *member = column[g];
-                    }
-                    g += 1;
-                    zone.others_in(keys[i], first, count, &set, &mut members);
-                }
+                zone.others_in(keys[i], first, request.m as usize - 1, &set, &mut members);
                 place(columns, request, z, &members);
             }
         }

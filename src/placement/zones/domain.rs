@@ -134,10 +134,6 @@ impl Domain {
         if count == 0 {
             return;
         }
-        if self.names_racks() {
-            self.dealt(key, first, count, k, out);
-            return;
-        }
         let mut set = vec![0u32; k];
         crate::replicas::set(self.derived(key), self.axis(k), &mut set).expect("k within the axis");
         self.others_in(key, first, count, &set, out);
@@ -149,14 +145,20 @@ impl Domain {
     }
 
     /// The buckets of the replica sets of `k` that start the zone's
-    /// sequences: `max(n, k)`, `n` the zone's nodes.
+    /// sequences: `max(n, k)`, `n` the zone's nodes, or its racks when it
+    /// names any.
     pub(crate) fn axis(&self, k: usize) -> BucketCount {
-        BucketCount::new(self.nodes.len().max(k) as u32).expect("a zone's nodes or a set's members")
+        let n = if self.names_racks() {
+            self.racks.len()
+        } else {
+            self.nodes.len()
+        };
+        BucketCount::new(n.max(k) as u32).expect("a zone's nodes or a set's members")
     }
 
-    /// [`Domain::others`] in a zone without racks, with the replica set of
-    /// the derived key among [`Domain::axis`] buckets given (`set`, in
-    /// rank order), as a batch of such sets gives it.
+    /// [`Domain::others`] with the replica set of the derived key among
+    /// [`Domain::axis`] buckets given (`set`, in rank order), as a batch
+    /// of such sets gives it.
     pub(crate) fn others_in(
         &self,
         key: u64,
@@ -165,17 +167,22 @@ impl Domain {
         set: &[u32],
         out: &mut Vec<u32>,
     ) {
-        debug_assert!(!self.names_racks(), "a zone with racks deals them");
+        if count == 0 {
+            return;
+        }
         let start = out.len();
-        let all = (self.nodes.len(), |b| b);
-        sequence(self, key, first, set, all, count, out);
+        if self.names_racks() {
+            self.dealt(key, first, count, set, out);
+        } else {
+            let all = (self.nodes.len(), |b| b);
+            sequence(self, key, first, set, all, count, out);
+        }
         debug_assert_eq!(out.len() - start, count, "members within the live nodes");
     }
 
     /// Whether a node of the zone names a rack: its members past the first
-    /// are then dealt over its racks ([`Domain::others`]), not read off
-    /// one sequence.
-    pub(crate) fn names_racks(&self) -> bool {
+    /// are then dealt over its racks, not read off one sequence.
+    fn names_racks(&self) -> bool {
         !self.racks.is_empty()
     }
 }

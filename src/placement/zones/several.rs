@@ -54,31 +54,25 @@ impl ZonedReplicas<'_> {
             return;
         }
         // The replica sets that start the zone's sequences, in one batch
-        // on the lanes (a zone with racks deals them instead).
-        let derived: Vec<u64> = (several.iter())
-            .filter(|_| !zone.names_racks())
+        // on the lanes.
+        let derived: Vec<u64> = several
+            .iter()
             .map(|&(_, _, key)| zone.derived(key))
             .collect();
         let mut sets = vec![vec![0u32; derived.len()]; k];
         let mut refs: Vec<&mut [u32]> = sets.iter_mut().map(|c| &mut c[..]).collect();
-        if !derived.is_empty() {
-            crate::replicas::batch(&derived, zone.axis(k), &mut refs).expect("k within the axis");
-        }
+        crate::replicas::batch(&derived, zone.axis(k), &mut refs).expect("k within the axis");
         let (mut members, mut set) = (Vec::with_capacity(share(0)), vec![0u32; k]);
         for (g, &(i, p, key)) in several.iter().enumerate() {
             // The primary leads its zone from column 0, where it is.
             let primary = (p == 0).then(|| primaries[i]);
             let first = primary.unwrap_or_else(|| zone.first(key));
+            for (member, column) in set.iter_mut().zip(&sets) {
+                *member = column[g];
+            }
             members.clear();
             members.push(first);
-            if zone.names_racks() {
-                zone.others(key, first, share(p) - 1, k, &mut members);
-            } else {
-                for (member, column) in set.iter_mut().zip(&sets) {
-                    *member = column[g];
-                }
-                zone.others_in(key, first, share(p) - 1, &set, &mut members);
-            }
+            zone.others_in(key, first, share(p) - 1, &set, &mut members);
             let from = usize::from(primary.is_some());
             for (round, &node) in members.iter().enumerate().skip(from) {
                 s.sets[(p + round * zones - 1) * size + i] = node;

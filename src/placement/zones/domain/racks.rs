@@ -1,95 +1,95 @@
-//! The members past the first of a zone that names racks: dealt over its
-//! racks round by round, the racks in the key's order (the first
-//! member's rack, then the others by rendezvous score), each rack's nodes
-//! in its own sequence (a replica set over the rack's nodes, then
-//! rendezvous). A node added to a rack enters only that rack's sequence,
-//! and a rack added enters only the racks' order, so neither moves
-//! another member (see `crate::zones`, step 4).
+//! The members past the first of a zone that names racks, dealt over its
+//! racks (a node without a rack is a rack of its own). Round 1 takes each
+//! rack's first node in the zone's *rack sequence*: the racks of the
+//! replica set of `k` over the zone's derived key among `max(racks, k)`
+//! (rack `b` being the `b`-th to appear in the table), in rank order, then
+//! the other racks by rendezvous score. Rounds 2 on take each rack's next
+//! node, the first member's rack first, then the others by rendezvous
+//! score. Inside a rack, nodes come in the rack's own sequence (the same
+//! construction over its nodes).
+//!
+//! With every node a rack of its own this is the zone's sequence of a
+//! zone without racks, node for node, so a zone's first rack moves no
+//! member; a node appended to a rack enters only that rack's sequence; a
+//! rack appended enters the rack sequence as a node enters a zone's. None
+//! moves another member (see `crate::zones`, step 4).
 
 use super::{sequence, Domain, Rack, LOCAL};
 use crate::kernel::xxh64::one;
 use crate::BucketCount;
 
-/// The most members past the first taken from one round of racks without
-/// a sort (a key's set of `k` asks at most `k - 1` of a zone).
-const BEST: usize = 8;
-
 impl Domain {
-    /// The `count` members after `first` of `key`'s set of `k` in a zone
-    /// that names racks, pushed in rank order: round by round over the
-    /// racks, `first`'s rack first (its nodes after `first`), then the
-    /// other racks with a live node by descending `XXH64(key, rack id)`,
-    /// ties by the larger id; each rack's nodes in its sequence
-    /// ([`Domain::rack_sequence`]); a rack out of live nodes passed over.
-    pub(super) fn dealt(&self, key: u64, first: u32, count: usize, k: usize, out: &mut Vec<u32>) {
+    /// The `count` members after `first` of `key`'s set in a zone that
+    /// names racks, pushed in rank order, `set` being the replica set of
+    /// the zone's derived key among [`Domain::axis`] buckets (racks here).
+    pub(super) fn dealt(
+        &self,
+        key: u64,
+        first: u32,
+        count: usize,
+        set: &[u32],
+        out: &mut Vec<u32>,
+    ) {
+        let k = set.len();
         let home = self.rack[self.local[&first] as usize] as usize;
-        let scored = (self.racks.iter().enumerate())
-            .filter(|&(r, rack)| r != home && rack.live > 0)
-            .map(|(r, rack)| (one(key, rack.id), rack.id, r));
-        // One round, the usual case: the first node of each of the best
-        // `count` racks, kept on the stack as the racks are scored, a
-        // rack below the worst kept passed over at one compare.
-        if count <= BEST {
-            let mut best = [(0u64, 0u64, 0usize); BEST];
-            let mut kept = 0;
-            for rack in scored.clone() {
-                if kept == count && rack <= best[count - 1] {
-                    continue;
-                }
-                let at = best[..kept].partition_point(|b| *b > rack);
-                best.copy_within(at..count - 1, at + 1);
-                best[at] = rack;
-                kept = (kept + 1).min(count);
-            }
-            if kept == count {
-                let firsts = best[..count]
-                    .iter()
-                    .map(|&(_, _, r)| self.first_in_rack(key, r, k));
-                out.extend(firsts);
+        let start = out.len();
+        let serves = |r: usize| r != home && self.racks[r].live > 0;
+        // Round 1: the rack sequence's racks but `first`'s.
+        for &b in set {
+            if out.len() - start == count {
                 return;
             }
+            if (b as usize) < self.racks.len() && serves(b as usize) {
+                out.push(self.first_in_rack(key, b as usize, k));
+            }
         }
-        let mut order: Vec<(u64, u64, usize)> = scored.collect();
-        let by_score = |a: &(u64, u64, usize), b: &(u64, u64, usize)| b.cmp(a);
-        order.sort_unstable_by(by_score);
-        if count <= order.len() {
-            out.extend(
-                order[..count]
-                    .iter()
-                    .map(|&(_, _, r)| self.first_in_rack(key, r, k)),
-            );
-            return;
+        let mut scored: Vec<(u64, u64, usize)> = (0..self.racks.len())
+            .filter(|&r| serves(r))
+            .map(|r| (one(key, self.racks[r].id), self.racks[r].id, r))
+            .collect();
+        scored.sort_unstable_by(|a, b| b.cmp(a));
+        let listed = |r: usize| set.contains(&(r as u32));
+        for &(_, _, r) in scored.iter().filter(|s| !listed(s.2)) {
+            if out.len() - start == count {
+                return;
+            }
+            out.push(self.first_in_rack(key, r, k));
         }
-        let mut lists: Vec<Vec<u32>> = Vec::with_capacity(order.len() + 1);
-        let mut own = Vec::new();
-        self.rack_sequence(key, home, first, k, usize::MAX, &mut own);
-        lists.push(own);
-        for &(_, _, r) in &order {
+        // Rounds 2 on: `first`'s rack, then the others by score.
+        let mut lists: Vec<Vec<u32>> = Vec::with_capacity(scored.len() + 1);
+        for r in std::iter::once(home).chain(scored.iter().map(|s| s.2)) {
             let mut list = Vec::new();
             self.rack_sequence(key, r, first, k, usize::MAX, &mut list);
             lists.push(list);
         }
-        // Round 1 is `first`, then each other rack's first node; from
-        // round 2 `first`'s rack gives its sequence's nodes after `first`.
-        let start = out.len();
-        out.extend(lists[1..].iter().map(|l| l[0]));
         for round in 0.. {
-            if out.len() - start >= count {
-                break;
+            if out.len() - start == count {
+                return;
             }
             let before = out.len();
-            out.extend(lists[0].get(round));
-            out.extend(lists[1..].iter().filter_map(|l| l.get(round + 1)));
+            // `first`'s rack gave `first` in round 1.
+            let own = lists[0].get(round).into_iter();
+            let rest = lists[1..].iter().filter_map(|l| l.get(round + 1));
+            for node in own.chain(rest) {
+                if out.len() - start == count {
+                    return;
+                }
+                out.push(*node);
+            }
             assert!(out.len() > before, "count within the live nodes");
         }
-        out.truncate(start + count);
     }
 
-    /// The first node of rack `r`'s sequence for `key`: its replica set's
-    /// first member (Figure 1's bucket of the derived key) when that is a
-    /// live node, as it nearly always is; else the sequence's first.
+    /// The first node of rack `r`'s sequence for `key`: its one live node,
+    /// or its replica set's first member (Figure 1's bucket of the derived
+    /// key) when that is a live node, as it nearly always is; else the
+    /// sequence's first.
     fn first_in_rack(&self, key: u64, r: usize, k: usize) -> u32 {
         let rack = &self.racks[r];
+        if rack.live == 1 {
+            let alone = rack.buckets.iter().find(|&&l| self.alive[l as usize]);
+            return self.nodes[*alone.expect("a live node") as usize];
+        }
         let b = crate::bucket(one(key, rack.id ^ LOCAL), rack_axis(rack, k)) as usize;
         if let Some(&l) = rack.buckets.get(b) {
             if self.alive[l as usize] {
