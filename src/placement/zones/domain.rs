@@ -189,11 +189,9 @@ impl Domain {
 
 /// Pushes `zone`'s live nodes among its local buckets `local(0..n)` (a
 /// list in table order: the zone's, or a rack's) but `first`, in the
-/// sequence's order, `want` of them at most: the members of `set` (the
-/// replica set of the list's derived key over `max(n, k)`, bucket `b`
-/// being `local(b)`) in rank order, those of live nodes; then the list's
-/// other live nodes by descending rendezvous score `XXH64(key, node id)`,
-/// ties by the larger id.
+/// sequence's order ([`in_sequence`]), `want` of them at most, `set` being
+/// the replica set of the list's derived key over `max(n, k)`, bucket `b`
+/// being `local(b)`.
 fn sequence(
     zone: &Domain,
     key: u64,
@@ -203,29 +201,47 @@ fn sequence(
     want: usize,
     out: &mut Vec<u32>,
 ) {
-    let base = out.len();
-    let taken = |l: usize| zone.alive[l] && zone.nodes[l] != first;
-    for &b in set {
-        if out.len() - base == want {
+    let taken = |b: usize| zone.alive[local(b)] && zone.nodes[local(b)] != first;
+    let id = |b: usize| zone.node_ids[local(b)];
+    in_sequence(key, set, n, taken, id, want, |b| {
+        out.push(zone.nodes[local(b)])
+    });
+}
+
+/// Gives `emit` the positions `0..n` that `taken` keeps, `want` of them at
+/// most, in a sequence's order for `key`: those of `set` (a replica set
+/// over `max(n, k)` buckets) in rank order, then the others by descending
+/// rendezvous score `XXH64(key, id(b))`, ties by the larger id. A zone's
+/// nodes, a rack's nodes and a zone's racks are ordered so.
+fn in_sequence(
+    key: u64,
+    set: &[u32],
+    n: usize,
+    taken: impl Fn(usize) -> bool,
+    id: impl Fn(usize) -> u64,
+    want: usize,
+    mut emit: impl FnMut(usize),
+) {
+    let mut given = 0;
+    for &b in set
+        .iter()
+        .filter(|&&b| (b as usize) < n && taken(b as usize))
+    {
+        if given == want {
             return;
         }
-        if (b as usize) < n && taken(local(b as usize)) {
-            out.push(zone.nodes[local(b as usize)]);
-        }
+        emit(b as usize);
+        given += 1;
     }
-    if out.len() - base == want {
+    if given == want {
         return;
     }
-    let mut rest: Vec<(u64, u64, u32)> = (0..n)
-        .filter(|&b| taken(local(b)) && !set.contains(&(b as u32)))
-        .map(|b| {
-            let id = zone.node_ids[local(b)];
-            (one(key, id), id, zone.nodes[local(b)])
-        })
+    let mut rest: Vec<(u64, u64, usize)> = (0..n)
+        .filter(|&b| taken(b) && !set.contains(&(b as u32)))
+        .map(|b| (one(key, id(b)), id(b), b))
         .collect();
     rest.sort_unstable_by(|a, b| b.cmp(a));
-    let more = want.saturating_sub(out.len() - base);
-    out.extend(rest.iter().take(more).map(|r| r.2));
+    rest.iter().take(want - given).for_each(|r| emit(r.2));
 }
 
 /// A rack of a zone.

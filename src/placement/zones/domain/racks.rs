@@ -14,7 +14,7 @@
 //! rack appended enters the rack sequence as a node enters a zone's. None
 //! moves another member (see `crate::zones`, step 4).
 
-use super::{sequence, Domain, Rack, LOCAL};
+use super::{in_sequence, sequence, Domain, Rack, LOCAL};
 use crate::kernel::xxh64::one;
 use crate::BucketCount;
 
@@ -34,28 +34,22 @@ impl Domain {
         let home = self.rack[self.local[&first] as usize] as usize;
         let start = out.len();
         let serves = |r: usize| r != home && self.racks[r].live > 0;
-        // Round 1: the rack sequence's racks but `first`'s.
-        for &b in set {
-            if out.len() - start == count {
-                return;
-            }
-            if (b as usize) < self.racks.len() && serves(b as usize) {
-                out.push(self.first_in_rack(key, b as usize, k));
-            }
-        }
-        let mut scored: Vec<(u64, u64, usize)> = (0..self.racks.len())
-            .filter(|&r| serves(r))
-            .map(|r| (one(key, self.racks[r].id), self.racks[r].id, r))
-            .collect();
-        scored.sort_unstable_by(|a, b| b.cmp(a));
-        let listed = |r: usize| set.contains(&(r as u32));
-        for &(_, _, r) in scored.iter().filter(|s| !listed(s.2)) {
-            if out.len() - start == count {
-                return;
-            }
+        // Round 1: the first node of each rack of the rack sequence but
+        // `first`'s.
+        let id = |r: usize| self.racks[r].id;
+        let racks = self.racks.len();
+        in_sequence(key, set, racks, serves, id, count, |r| {
             out.push(self.first_in_rack(key, r, k));
+        });
+        if out.len() - start == count {
+            return;
         }
         // Rounds 2 on: `first`'s rack, then the others by score.
+        let mut scored: Vec<(u64, u64, usize)> = (0..racks)
+            .filter(|&r| serves(r))
+            .map(|r| (one(key, id(r)), id(r), r))
+            .collect();
+        scored.sort_unstable_by(|a, b| b.cmp(a));
         let mut lists: Vec<Vec<u32>> = Vec::with_capacity(scored.len() + 1);
         for r in std::iter::once(home).chain(scored.iter().map(|s| s.2)) {
             let mut list = Vec::new();
