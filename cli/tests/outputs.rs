@@ -441,12 +441,8 @@ fn outputs_stay_out_of_dataset_directories() {
     };
     let inner = keys("p=1/a.parquet");
     let names = listing(&data.join("p=1"));
-    for output in [
-        inner.clone(),
-        data.join("moves.csv"),
-        data.join("p=1/m.csv"),
-    ] {
-        let o = run(&[
+    let reshard_to = |output: &Path| {
+        run(&[
             "reshard",
             "--from",
             "3",
@@ -456,8 +452,15 @@ fn outputs_stay_out_of_dataset_directories() {
             "--column",
             "position",
             "--output",
-            path_str(&output),
-        ]);
+            path_str(output),
+        ])
+    };
+    for output in [
+        inner.clone(),
+        data.join("moves.csv"),
+        data.join("p=1/m.csv"),
+    ] {
+        let o = reshard_to(&output);
         assert_fails(&o, &[path_str(&output), "(--output)"]);
         let err = stderr(&o);
         assert!(
@@ -474,18 +477,7 @@ fn outputs_stay_out_of_dataset_directories() {
     std::fs::create_dir(&other).unwrap();
     std::os::unix::fs::symlink("../other", data.join("p=2")).unwrap();
     let output = other.join("moves.parquet");
-    let o = run(&[
-        "reshard",
-        "--from",
-        "3",
-        "--to",
-        "4",
-        path_str(&data),
-        "--column",
-        "position",
-        "--output",
-        path_str(&output),
-    ]);
+    let o = reshard_to(&output);
     assert_fails(
         &o,
         &[path_str(&output), "p=2 of the Parquet dataset directory"],
