@@ -34,8 +34,8 @@ use crate::Kernel;
 pub(crate) const MAX_LANE_SLOTS: usize = 8;
 
 /// The walks of slots `first..first + W` on `kernel`'s instruction set:
-/// on AVX2, of the first [`HALF`] lanes only when `half` (AVX-512 and the
-/// plain walk step every lane, for keys or not).
+/// on AVX2 and AVX-512, of the first [`HALF`] lanes only when `half` (the
+/// plain walk steps every lane, for keys or not).
 fn walk_slots<const W: usize>(
     kernel: Kernel,
     half: bool,
@@ -49,7 +49,13 @@ fn walk_slots<const W: usize>(
         // SAFETY: a kernel named "avx512" is only made by `Kernel::avx512`
         // after detecting AVX-512F, AVX-512DQ and AVX2.
         #[cfg(target_arch = "x86_64")]
-        ("avx512", _) => unsafe { super::avx512::walks(states, first, k, n, walks) },
+        ("avx512", _) => unsafe {
+            if half {
+                super::avx512::walks::<W, 1>(states, first, k, n, walks)
+            } else {
+                super::avx512::walks::<W, 2>(states, first, k, n, walks)
+            }
+        },
         #[cfg(target_arch = "x86_64")]
         ("avx2", _) => {
             // SAFETY: a kernel named "avx2" is only made by `Kernel::avx2`
@@ -80,10 +86,10 @@ fn walk_slots<const W: usize>(
 }
 
 /// The lanes of a half block: blocks of at most this many keys step two
-/// AVX2 vectors a walk instead of four, about 0.7 of a full block's time
-/// (Zen 3, k = 3). AVX-512 steps both of its vectors whatever the block
-/// holds: a half block there would have only three chains in flight, and
-/// no AVX-512 machine was at hand to measure it.
+/// AVX2 vectors a walk instead of four, or one AVX-512 vector instead of
+/// two, about 0.7 of a full block's time either way (k = 3: AVX2 on Zen 3,
+/// AVX-512 on a Sapphire Rapids-class Xeon, whose three chains of one
+/// vector still keep the divider busy).
 pub(crate) const HALF: usize = LANES / 2;
 
 /// Walks stepped together on the vector kernels: 3 walks of 2 AVX-512

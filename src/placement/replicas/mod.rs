@@ -264,15 +264,17 @@ pub(crate) fn fill_columns_on(
         // A block costs about what its keys cost at full width however few
         // it holds, so the last block's keys go one at a time when they
         // are too few to pay for it: up to where one key at a time costs
-        // what the block does (k = 3, N = 1000). On AVX-512, Zen 4: a
-        // block 540 ns plus 12 a key, a set alone 117. On AVX2, whose
-        // blocks of up to 8 keys step half the vectors (`lanes::HALF`),
-        // Zen 3: a set alone 140, a half block about 830 plus 20 a key,
-        // a full one about 1250 plus 5 (Zen 4's full block crossed at 9
-        // keys too). NEON, not measured and without half blocks, takes
-        // the full-block crossing.
+        // what the block does (k = 3, N = 1000). Blocks of up to 8 keys
+        // step half the vectors (`lanes::HALF`). On AVX-512, a Sapphire
+        // Rapids-class Xeon: a set alone 127-137 ns, a half block about
+        // 440 plus 12 a key, a full one 620 plus 9 (Zen 4's full block:
+        // 540 plus 12, a set alone 117). On AVX2, Zen 3: a set alone
+        // 140, a half block about 830 plus 20 a key, a full one about
+        // 1250 plus 5 (Zen 4's full block crossed at 9 keys too). NEON,
+        // not measured and without half blocks, takes the full-block
+        // crossing.
         let alone = match kernel.name() {
-            "avx512" => 5,
+            "avx512" => 3,
             "avx2" => 6,
             _ => 9,
         };

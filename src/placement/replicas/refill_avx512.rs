@@ -199,12 +199,19 @@ pub(super) unsafe fn walk<const T: usize, const EVEN: bool, const ODD: bool>(
                 // `Runs::settle`, which needs only to know that, so the
                 // walk stops there, and it is read off the lane at
                 // retirement, which keeps one mask per group (a second
-                // one would go through memory).
+                // one would go through memory). The compare is of the bits:
+                // `b` is +0 or more, or an infinity, and a target a whole
+                // number, +0 (`x - x`) or `UNSETTLED`, never -0 or NaN, so
+                // bits differ exactly where the values do. A chain of
+                // masked double compares, the same speed, made LLVM's
+                // unoptimised code generator (a final crate at opt-level 0
+                // with LTO, which code-generates this walk again) fail with
+                // "Cannot emit physreg copy instruction" (rustc 1.95).
                 for m in 0..T {
-                    active[g] = _mm512_mask_cmp_pd_mask::<_CMP_NEQ_UQ>(
+                    active[g] = _mm512_mask_cmpneq_epi64_mask(
                         active[g],
-                        lanes.b,
-                        lanes.targets[m],
+                        _mm512_castpd_si512(lanes.b),
+                        _mm512_castpd_si512(lanes.targets[m]),
                     );
                 }
             }
