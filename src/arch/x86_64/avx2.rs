@@ -25,13 +25,13 @@ const GROUPS_REFINED: usize = 6;
 
 const LANES: usize = 4;
 
-/// Batches up to this long take the short path ([`short`]): blocks of up
-/// to [`BLOCK`] keys, each vector loaded once and run until its block's
-/// slowest lane is done, with no refill, outbox or group setup. Longer
-/// ones take the refilling loop ([`run`]) once it has filled its lanes
-/// [`super::short::LOOP_FILLS`] times ([`GROUPS`] vectors, or
+/// Batches shorter than this take the short path ([`short`]): blocks of
+/// up to [`BLOCK`] keys, each vector loaded once and run until its block's
+/// slowest lane is done, with no refill, outbox or group setup. From this
+/// long, batches take the refilling loop ([`run`]), which they fill
+/// [`super::short::LOOP_FILLS`] times at least ([`GROUPS`] vectors, or
 /// [`GROUPS_REFINED`] with the refined reciprocal; see docs/kernels.md).
-fn short_max(refined: bool) -> usize {
+fn loop_from(refined: bool) -> usize {
     let groups = if refined { GROUPS_REFINED } else { GROUPS };
     super::short::LOOP_FILLS * groups * LANES
 }
@@ -72,7 +72,7 @@ fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, 
         }
         _ => {}
     }
-    if keys.len() <= short_max(EVEN || ODD) {
+    if keys.len() < loop_from(EVEN || ODD) {
         short::<EVEN, ODD>(keys, num_buckets, out);
         return;
     }
@@ -85,9 +85,9 @@ fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, 
     }
 }
 
-/// A short batch (from 3 keys to [`short_max`]) in as few blocks of at
-/// most [`BLOCK`] keys as hold it, of even lengths ([`super::short::block_len`]),
-/// each in as few vectors as hold it.
+/// A short batch (from 3 keys to one fewer than [`loop_from`]) in as few
+/// blocks of at most [`BLOCK`] keys as hold it, of even lengths
+/// ([`super::short::block_len`]), each in as few vectors as hold it.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn short<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {

@@ -20,14 +20,14 @@ const GROUPS: usize = 8;
 
 const LANES: usize = 8;
 
-/// Batches up to this long take the short path ([`short`]): blocks of up
-/// to [`BLOCK`] keys, each vector loaded once and run until its block's
-/// slowest lane is done, with no refill, outbox or group setup. Longer
-/// ones take the refilling loop ([`run`]) once it has filled its lanes
-/// [`super::short::LOOP_FILLS`] times, which bounds, whatever the CPU and the
-/// division strategy, how far the loop's fixed cost can bring a batch just
-/// past the switch below the blocks (see docs/kernels.md).
-const SHORT_MAX: usize = super::short::LOOP_FILLS * GROUPS * LANES;
+/// Batches shorter than this take the short path ([`short`]): blocks of
+/// up to [`BLOCK`] keys, each vector loaded once and run until its block's
+/// slowest lane is done, with no refill, outbox or group setup. From this
+/// long, batches take the refilling loop ([`run`]), which they fill
+/// [`super::short::LOOP_FILLS`] times at least, which bounds, whatever the
+/// CPU and the division strategy, how far the loop's fixed cost can bring
+/// a batch at the switch below the blocks (see docs/kernels.md).
+const LOOP_FROM: usize = super::short::LOOP_FILLS * GROUPS * LANES;
 
 /// Keys per block of the short path: 8 vectors, as many as the refilling
 /// loop keeps in flight, whose state (16 registers) fits in the 32 (a few
@@ -69,7 +69,7 @@ fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, 
         }
         _ => {}
     }
-    if keys.len() <= SHORT_MAX {
+    if keys.len() < LOOP_FROM {
         short::<EVEN, ODD>(keys, num_buckets, out);
         return;
     }
@@ -82,9 +82,9 @@ fn by_length<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, 
     }
 }
 
-/// A short batch (from 5 keys to [`SHORT_MAX`]) in as few blocks of at
-/// most [`BLOCK`] keys as hold it, of even lengths ([`super::short::block_len`]),
-/// each in as few vectors as hold it.
+/// A short batch (from 5 keys to one fewer than [`LOOP_FROM`]) in as few
+/// blocks of at most [`BLOCK`] keys as hold it, of even lengths
+/// ([`super::short::block_len`]), each in as few vectors as hold it.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq")]
 fn short<const EVEN: bool, const ODD: bool>(keys: &[u64], num_buckets: u32, out: &mut [u32]) {
