@@ -13,7 +13,8 @@
 //! ```
 //!
 //! AVX-512 has the 64-bit multiply (AVX-512DQ); AVX2 and NEON build it
-//! from 32-bit multiplies. The scalar kernel writes it out ([`one`]),
+//! from 32-bit multiplies. The scalar kernel writes it out ([`one`], in
+//! `round.rs`),
 //! which inlines where one key is hashed at a time; every kernel is held
 //! against `xxhash_rust` (see the tests).
 
@@ -22,22 +23,7 @@ use super::{Isa, Kernel};
 pub(crate) mod round;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use crate::arch;
-
-/// XXH64 of one key's 8 little-endian bytes with `seed`: one round and
-/// the avalanche, written out so that it inlines into its callers' loops
-/// (a call into `xxhash_rust`'s byte-slice hash took about a sixth of a
-/// zoned batch's time).
-#[inline]
-pub(crate) fn one(key: u64, seed: u64) -> u64 {
-    use round::{start, P1, P2, P3, P4};
-    let mut h = start(seed) ^ key.wrapping_mul(P2).rotate_left(31).wrapping_mul(P1);
-    h = h.rotate_left(27).wrapping_mul(P1).wrapping_add(P4);
-    h ^= h >> 33;
-    h = h.wrapping_mul(P2);
-    h ^= h >> 29;
-    h = h.wrapping_mul(P3);
-    h ^ h >> 32
-}
+pub(crate) use round::one;
 
 impl Kernel {
     /// Replaces every key with XXH64 of its 8 little-endian bytes with

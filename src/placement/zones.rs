@@ -243,6 +243,9 @@ impl<'t> ZonedReplicas<'t> {
                 out: bad.len(),
             });
         }
+        if self.each_alone(keys, columns) {
+            return Ok(());
+        }
         let kernel = crate::active_kernel();
         if self.on_lanes(columns.len()) {
             self.lane_rounds(kernel, keys, columns);

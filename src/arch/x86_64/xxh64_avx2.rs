@@ -4,7 +4,7 @@
 
 use core::arch::x86_64::*;
 
-use crate::kernel::xxh64::round::{start, P1, P2, P3, P4};
+use crate::kernel::xxh64::round::{one, start, P1, P2, P3, P4};
 
 const LANES: usize = 4;
 
@@ -31,18 +31,14 @@ pub(crate) unsafe fn xxh64(from: Option<&[u64]>, out: &mut [u64], seed: u64) {
             _mm256_storeu_si256(to.add(i).cast(), hash(k, h0));
         }
     }
-    if full < len {
-        // The last fewer than 4 keys through a padded copy, so that
-        // nothing outside the areas is read or written.
-        let mut padded = [0u64; LANES];
-        // SAFETY: keys `full..len` are inside both areas, and `padded`
-        // is 4 `u64`, the 32 bytes the load and store touch.
-        unsafe {
-            core::ptr::copy_nonoverlapping(src.add(full), padded.as_mut_ptr(), len - full);
-            let k = _mm256_loadu_si256(padded.as_ptr().cast());
-            _mm256_storeu_si256(padded.as_mut_ptr().cast(), hash(k, h0));
-            core::ptr::copy_nonoverlapping(padded.as_ptr(), to.add(full), len - full);
-        }
+    // The last fewer than 4 keys one at a time. Through a padded copy,
+    // whose few small stores a 32-byte load cannot take from the store
+    // buffer, each call stalled (zoned sets of a few keys over many zones
+    // hash a few keys once a zone); a masked store instead is microcode on
+    // AMD before Zen 4.
+    for i in full..len {
+        // SAFETY: key `i < len` is inside both areas.
+        unsafe { *to.add(i) = one(*src.add(i), seed) };
     }
 }
 

@@ -20,7 +20,46 @@ const ON_STACK: usize = 8;
 /// (ties), its index.
 type Ranked = (u64, u64, usize);
 
+/// Batches of fewer keys than this go one key at a time. The rounds pay a
+/// score pass per live zone and a Memento batch per zone asked, per call:
+/// one key cost 1.4 to 2.7 times a set alone (AVX-512, k = 3, N = 1000,
+/// 10% removed, a Sapphire Rapids-class Xeon: 357, 417 and 1255 ns over 3,
+/// 12 and 100 zones, against 179, 238 and 458 alone), 2 keys up to 1.6
+/// times. From 4 keys the rounds on the vector kernels cost less than a
+/// set alone over 3 and 12 zones (AVX2: 115 and 186 ns a key, against 172
+/// and 229), and at most 14% more on the scalar kernel or over 100 zones.
+/// At 3 keys they differ by a quarter either way (AVX2 over 3 zones: 136
+/// in the rounds; AVX-512 over 100 zones: 512), so 3 keys go alone too,
+/// and no call of 4 costs more a key than one of 3 on the vector kernels.
+const ALONE: usize = 4;
+
 impl ZonedReplicas<'_> {
+    /// The sets of `keys` into `columns` one key at a time, as
+    /// [`ZonedReplicas::set`] gives them, when the call is too short to pay
+    /// for the rounds ([`ALONE`]); returns whether it did. Lengths are
+    /// checked.
+    pub(super) fn each_alone(&self, keys: &[u64], columns: &mut [&mut [u32]]) -> bool {
+        if keys.len() >= ALONE {
+            return false;
+        }
+        // Sets of up to 16 members on the stack, as `one_key` keeps its own.
+        let (mut stack, mut heap) = ([0u32; 16], Vec::new());
+        let set = match columns.len() {
+            k if k <= stack.len() => &mut stack[..k],
+            k => {
+                heap.resize(k, 0);
+                &mut heap[..]
+            }
+        };
+        for (i, &key) in keys.iter().enumerate() {
+            self.one_key(key, set);
+            for (column, &member) in columns.iter_mut().zip(set.iter()) {
+                column[i] = member;
+            }
+        }
+        true
+    }
+
     /// The set of `key` into `out` (`k = out.len()` members, checked):
     /// what [`ZonedReplicas::batch`] gives for one key, by the domains'
     /// one-key walk (`domain::walk`), whose every step the batch's rounds

@@ -77,3 +77,33 @@ fn one_key_sets_over_many_zones_are_the_batch_rows() {
         }
     }
 }
+
+/// Batches short enough to go key by key (`one_key::ALONE`) and just
+/// longer, from every start, give the rows of one long batch.
+#[test]
+fn short_batches_are_the_long_batch_rows() {
+    let mut text = String::new();
+    for n in 0..40 {
+        text += &format!("n{n} zone=z{}\n", n % 5);
+    }
+    let table = NodeTable::parse(&text).unwrap();
+    let zoned = table.zoned_replicas().unwrap();
+    let keys: Vec<u64> = (0..24u64)
+        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .collect();
+    for k in [1, 3, 7] {
+        let mut long = vec![vec![0u32; keys.len()]; k];
+        let mut refs: Vec<&mut [u32]> = long.iter_mut().map(|c| &mut c[..]).collect();
+        zoned.batch(&keys, &mut refs).unwrap();
+        for len in 0..=6 {
+            for start in 0..keys.len() - len {
+                let mut short = vec![vec![u32::MAX; len]; k];
+                let mut refs: Vec<&mut [u32]> = short.iter_mut().map(|c| &mut c[..]).collect();
+                zoned.batch(&keys[start..start + len], &mut refs).unwrap();
+                for (column, want) in short.iter().zip(&long) {
+                    assert_eq!(column[..], want[start..start + len], "k {k} len {len}");
+                }
+            }
+        }
+    }
+}
