@@ -138,10 +138,15 @@ pub(super) enum Rounds<'a> {
 
 /// `f` of the pending areas of `kernel`'s rounds, with room for blocks of
 /// `block` keys: the thread's from call to call (`crate::scratch`), grown
-/// to the block's length when short.
+/// to the block's length when short. A short call ([`SHORT`]) takes the
+/// plain rounds on every kernel: its 8 to 63 pending keys are too few for
+/// AVX-512's lanes, which step a vector until its longest chain is done
+/// once no pending key is left to refill a lane (99% removed, 8 keys a
+/// call: 111 ns a key on the lanes, 60 in the plain rounds after the same
+/// first pass, a Sapphire Rapids-class Xeon; level at about 40).
 pub(super) fn with_rounds<R>(kernel: Kernel, block: usize, f: impl FnOnce(Rounds<'_>) -> R) -> R {
     #[cfg(target_arch = "x86_64")]
-    if isa(kernel) == crate::kernel::Isa::Avx512 as u8 {
+    if isa(kernel) == crate::kernel::Isa::Avx512 as u8 && block >= SHORT {
         use crate::arch::x86_64::memento as lanes;
         return crate::scratch::with(|kept: &mut Option<lanes::Pending>| {
             let pending = match kept {
