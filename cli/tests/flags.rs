@@ -322,6 +322,49 @@ fn a_lost_report_says_what_was_written_in_every_command() {
     }
 }
 
+/// Results on standard output and the summary on standard error: a full
+/// standard error loses the report, not the results (status 3, as for a
+/// lost report on standard output); a closed one discards it as
+/// `2>/dev/null` would, and the command succeeds.
+#[test]
+fn a_lost_report_on_standard_error_keeps_the_results() {
+    let args = [
+        "reshard",
+        "--from",
+        "10",
+        "--to",
+        "12",
+        "--generate",
+        "1000",
+        "--output",
+        "-",
+    ];
+    let want = run(&args);
+    assert!(want.status.success());
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let o = command()
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(full)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3));
+    assert_eq!(o.stdout, want.stdout);
+    assert!(!want.stdout.is_empty() && !want.stderr.is_empty());
+    let mut closed = std::process::Command::new("sh");
+    closed
+        .args(["-c", "exec \"$@\" 2>&-", "sh"])
+        .arg(BIN)
+        .args(args);
+    let o = run_command(&mut closed, b"");
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(o.stdout, want.stdout);
+}
+
 #[test]
 fn lookup_refuses_an_empty_argument() {
     let d = dir();

@@ -74,18 +74,17 @@ pub fn shown(path: &Path) -> String {
     }
 }
 
-/// What a command committed, for [`ReportTo::emit_after_commit`]: each
-/// of `outputs` (what it is, "the table", and its path if given) that is a
-/// file, not standard output.
+/// What a command delivered, for [`ReportTo::emit_after_commit`]: each
+/// of `outputs` (what it is, "the table", and its path if given), a file
+/// committed or standard output written in full. A report that then
+/// cannot be written (on standard error, when the results went to
+/// standard output) is lost, but the outputs are not.
 ///
 /// [`ReportTo::emit_after_commit`]: crate::out::stdout::ReportTo::emit_after_commit
 pub fn committed(outputs: &[(&str, Option<&Path>)]) -> Vec<String> {
     outputs
         .iter()
-        .filter_map(|&(what, path)| {
-            let path = path.filter(|p| !is_stdout(p))?;
-            Some(format!("{what} was written to {}", path.display()))
-        })
+        .filter_map(|&(what, path)| Some(format!("{what} was written to {}", shown(path?))))
         .collect()
 }
 

@@ -91,12 +91,15 @@ impl ReportTo {
 }
 
 impl ReportTo {
-    /// [`ReportTo::emit`] once the files in `written` (each "the table was
-    /// written to nodes.txt") are committed: a report that cannot be
-    /// written (a full standard output, or a closed pipe, then an error
-    /// instead of SIGPIPE) is no reason to hide that they were. It is said
-    /// on standard error, and the command ends with status 3 (outputs
-    /// written, report lost) at once, nothing being left to clean up.
+    /// [`ReportTo::emit`] once the outputs in `written` (each "the table
+    /// was written to nodes.txt", or "to standard output") are delivered: a
+    /// report that cannot be written (a full standard output or standard
+    /// error, or a closed pipe, then an error instead of SIGPIPE) is no
+    /// reason to hide that they were. It is said on standard error, and the
+    /// command ends with status 3 (outputs written, report lost) at once,
+    /// nothing being left to clean up. A standard error closed at start
+    /// (`2>&-`) reads as /dev/null, as `2>/dev/null` discards the report:
+    /// the command succeeds.
     pub fn emit_after_commit(self, text: &[u8], written: &[String]) -> Result<(), String> {
         if written.is_empty() {
             return self.emit(text);
@@ -115,7 +118,7 @@ impl ReportTo {
 }
 
 /// The exit status of a command whose outputs were written but whose
-/// report on standard output could not be.
+/// report could not be.
 pub const REPORT_LOST: i32 = 3;
 
 fn error(e: io::Error) -> String {
