@@ -112,6 +112,10 @@ pub fn bucket_bytes(key: &[u8], num_buckets: BucketCount) -> u32 {
 /// ```
 pub fn prehash_batch<O: Offset>(data: &[u8], offsets: &[O], out: &mut [u64]) -> Result<(), Error> {
     check_offsets(data, offsets, out.len())?;
+    if out.len() < lanes::FEW {
+        lanes::few(false, 0, data, offsets, out);
+        return Ok(());
+    }
     let mut prehash = lanes::Prehash::new(active_kernel(), 0);
     for (i, out) in out.chunks_mut(BLOCK).enumerate() {
         prehash.block(data, &offsets[i * BLOCK..], out);
@@ -171,6 +175,13 @@ pub fn batch_bytes_seeded<O: Offset>(
 ) -> Result<(), Error> {
     check_offsets(data, offsets, out.len())?;
     let kernel = active_kernel();
+    if out.len() < lanes::FEW {
+        let mut keys = [0u64; lanes::FEW];
+        let keys = &mut keys[..out.len()];
+        lanes::few(false, seed, data, offsets, keys);
+        kernel.run(keys, num_buckets.get(), out);
+        return Ok(());
+    }
     let mut prehash = lanes::Prehash::new(kernel, seed);
     let mut keys = [0u64; BLOCK];
     for (i, out) in out.chunks_mut(BLOCK).enumerate() {

@@ -15,7 +15,7 @@
 use super::batch::{scan, with_rounds, Rounds, BLOCK, SHORT};
 use super::span::{span, LONG};
 use super::Memento;
-use crate::bytes::lanes::Prehash;
+use crate::bytes::lanes::{few, Prehash, FEW};
 use crate::bytes::{check_offsets, slices, Offset, BLOCK as BYTES_BLOCK};
 use crate::{active_kernel, Error, Kernel};
 
@@ -59,7 +59,6 @@ impl Memento {
     ) -> Result<(), Error> {
         check_offsets(data, offsets, out.len())?;
         let n = self.barray.get();
-        let mut prehash = Prehash::xxh64(kernel);
         // The keys of `out` (whose offsets start `offsets`) on removed
         // buckets, one at a time.
         let one_at_a_time = |out: &mut [u32], offsets: &[O]| {
@@ -69,6 +68,17 @@ impl Memento {
                 }
             }
         };
+        // A few keys: each pre-hashed alone, then resolved alone, as a
+        // short call's few keys on removed buckets are below.
+        if out.len() < FEW {
+            let mut keys = [0u64; FEW];
+            let keys = &mut keys[..out.len()];
+            few(true, 0, data, offsets, keys);
+            kernel.run(keys, n, out);
+            one_at_a_time(out, offsets);
+            return Ok(());
+        }
+        let mut prehash = Prehash::xxh64(kernel);
         let Some((removed, links)) = self.removed.lane_tables() else {
             // Nothing removed, or no table of links: one key at a time.
             let mut keys = [0u64; BYTES_BLOCK];
