@@ -33,11 +33,15 @@ pub(crate) const FEW: usize = 32;
 /// [`Prehash::xxh64`] gives), else XXH3-64 with `seed` ([`Prehash::new`]).
 pub(crate) fn few<O: Offset>(xxh64: bool, seed: u64, data: &[u8], offsets: &[O], out: &mut [u64]) {
     debug_assert!(out.len() < FEW && offsets.len() == out.len() + 1);
-    for (o, key) in out.iter_mut().zip(slices(data, offsets)) {
-        *o = match xxh64 {
-            true => xxhash_rust::xxh64::xxh64(key, 0),
-            false => xxhash_rust::xxh3::xxh3_64_with_seed(key, seed),
-        };
+    // One loop per hash, as `by_crate` has, and seed 0 with XXH3's
+    // default secret, as `Prehash::block` does.
+    let keys = out.iter_mut().zip(slices(data, offsets));
+    match (xxh64, seed) {
+        (true, _) => keys.for_each(|(o, key)| *o = xxhash_rust::xxh64::xxh64(key, 0)),
+        (false, 0) => keys.for_each(|(o, key)| *o = xxhash_rust::xxh3::xxh3_64(key)),
+        (false, _) => {
+            keys.for_each(|(o, key)| *o = xxhash_rust::xxh3::xxh3_64_with_seed(key, seed))
+        }
     }
 }
 
