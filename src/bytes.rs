@@ -112,7 +112,7 @@ pub fn bucket_bytes(key: &[u8], num_buckets: BucketCount) -> u32 {
 /// ```
 pub fn prehash_batch<O: Offset>(data: &[u8], offsets: &[O], out: &mut [u64]) -> Result<(), Error> {
     check_offsets(data, offsets, out.len())?;
-    if out.len() < lanes::FEW {
+    if out.len() < lanes::ALONE {
         lanes::few(false, 0, data, offsets, out);
         return Ok(());
     }
@@ -175,8 +175,8 @@ pub fn batch_bytes_seeded<O: Offset>(
 ) -> Result<(), Error> {
     check_offsets(data, offsets, out.len())?;
     let kernel = active_kernel();
-    if out.len() < lanes::FEW {
-        let mut keys = [0u64; lanes::FEW];
+    if out.len() < lanes::ALONE {
+        let mut keys = [0u64; lanes::ALONE];
         let keys = &mut keys[..out.len()];
         lanes::few(false, seed, data, offsets, keys);
         kernel.run(keys, num_buckets.get(), out);

@@ -26,13 +26,13 @@ pub(crate) const BLOCK: usize = 256;
 /// 12.6). Keys over 16 bytes, which the lanes leave to `xxhash_rust`
 /// anyway, would gain from going alone further (36 bytes: 9.8 ns a key
 /// alone at 31, 11.9 at 32).
-pub(crate) const FEW: usize = 32;
+pub(crate) const ALONE: usize = 32;
 
-/// The pre-hash of each key of a checked layout of fewer than [`FEW`]
+/// The pre-hash of each key of a checked layout of fewer than [`ALONE`]
 /// keys into `out`, one at a time: XXH64 with seed 0 when `xxh64` (what
 /// [`Prehash::xxh64`] gives), else XXH3-64 with `seed` ([`Prehash::new`]).
 pub(crate) fn few<O: Offset>(xxh64: bool, seed: u64, data: &[u8], offsets: &[O], out: &mut [u64]) {
-    debug_assert!(out.len() < FEW && offsets.len() == out.len() + 1);
+    debug_assert!(out.len() < ALONE && offsets.len() == out.len() + 1);
     // One loop per hash, as `by_crate` has, and seed 0 with XXH3's
     // default secret, as `Prehash::block` does.
     let keys = out.iter_mut().zip(slices(data, offsets));

@@ -15,7 +15,7 @@
 use super::batch::{scan, with_rounds, Rounds, BLOCK, SHORT};
 use super::span::{span, LONG};
 use super::Memento;
-use crate::bytes::lanes::{few, Prehash, FEW};
+use crate::bytes::lanes::{self, Prehash};
 use crate::bytes::{check_offsets, slices, Offset, BLOCK as BYTES_BLOCK};
 use crate::{active_kernel, Error, Kernel};
 
@@ -68,15 +68,23 @@ impl Memento {
                 }
             }
         };
-        // A few keys: each pre-hashed alone, then resolved alone, as a
-        // short call's few keys on removed buckets are below.
-        if out.len() < FEW {
-            let mut keys = [0u64; FEW];
+        // A short call as in `Memento::batch`: its first pass, then its few
+        // keys on removed buckets one at a time, or else the rounds. Its
+        // keys are pre-hashed alone when too few for the lanes' block.
+        let short = out.len() < SHORT;
+        if short {
+            let mut keys = [0u64; SHORT];
             let keys = &mut keys[..out.len()];
-            few(true, 0, data, offsets, keys);
+            if keys.len() < lanes::ALONE {
+                lanes::few(true, 0, data, offsets, keys);
+            } else {
+                Prehash::xxh64(kernel).block(data, offsets, keys);
+            }
             kernel.run(keys, n, out);
-            one_at_a_time(out, offsets);
-            return Ok(());
+            if self.removed.lane_tables().is_none() || self.few_removed(out) {
+                one_at_a_time(out, offsets);
+                return Ok(());
+            }
         }
         let mut prehash = Prehash::xxh64(kernel);
         let Some((removed, links)) = self.removed.lane_tables() else {
@@ -93,19 +101,6 @@ impl Memento {
             }
             return Ok(());
         };
-        // A short call as in `Memento::batch`: its first pass, then its few
-        // keys on removed buckets one at a time, or else the rounds.
-        let short = out.len() < SHORT;
-        if short {
-            let mut keys = [0u64; SHORT];
-            let keys = &mut keys[..out.len()];
-            prehash.block(data, offsets, keys);
-            kernel.run(keys, n, out);
-            if self.few_removed(out) {
-                one_at_a_time(out, offsets);
-                return Ok(());
-            }
-        }
         let block = out.len().min(BLOCK);
         crate::scratch::with(|Block(keys): &mut Block| {
             if keys.len() < block {
