@@ -4,12 +4,13 @@
 
 use core::arch::x86_64::*;
 
-use crate::kernel::xxh64::round::{one, start, P1, P2, P3, P4};
+use crate::kernel::xxh64::round::{start, P1, P2, P3, P4};
 
 const LANES: usize = 4;
 
 /// Writes XXH64 of each of `from`'s keys with `seed` into `out`, or, with
-/// `from` `None`, hashes `out`'s keys in place.
+/// `from` `None`, hashes `out`'s keys in place: the whole vectors of
+/// 4, leaving the last keys short of one as they were.
 ///
 /// # Safety
 /// The CPU must support AVX2; `from`, when given, is as long as `out`.
@@ -22,7 +23,8 @@ pub(crate) unsafe fn xxh64(from: Option<&[u64]>, out: &mut [u64], seed: u64) {
     // each vector read before it is written.
     let to = out.as_mut_ptr();
     let src = from.map_or(to.cast_const(), <[u64]>::as_ptr);
-    let full = len / LANES * LANES;
+    // The keys short of a whole vector are the caller's (`Kernel::xxh64`).
+    let full = len - len % LANES;
     for i in (0..full).step_by(LANES) {
         // SAFETY: `i + 4 <= len`, and `src` and `to` are valid for `len`
         // keys: the 32 bytes each unaligned load and store touches.
@@ -30,15 +32,6 @@ pub(crate) unsafe fn xxh64(from: Option<&[u64]>, out: &mut [u64], seed: u64) {
             let k = _mm256_loadu_si256(src.add(i).cast());
             _mm256_storeu_si256(to.add(i).cast(), hash(k, h0));
         }
-    }
-    // The last fewer than 4 keys one at a time. Through a padded copy,
-    // whose few small stores a 32-byte load cannot take from the store
-    // buffer, each call stalled (zoned sets of a few keys over many zones
-    // hash a few keys once a zone); a masked store instead is microcode on
-    // AMD before Zen 4.
-    for i in full..len {
-        // SAFETY: key `i < len` is inside both areas.
-        unsafe { *to.add(i) = one(*src.add(i), seed) };
     }
 }
 

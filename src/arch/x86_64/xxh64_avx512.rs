@@ -3,12 +3,13 @@
 
 use core::arch::x86_64::*;
 
-use crate::kernel::xxh64::round::{one, start, P1, P2, P3, P4};
+use crate::kernel::xxh64::round::{start, P1, P2, P3, P4};
 
 const LANES: usize = 8;
 
 /// Writes XXH64 of each of `from`'s keys with `seed` into `out`, or, with
-/// `from` `None`, hashes `out`'s keys in place.
+/// `from` `None`, hashes `out`'s keys in place: the whole vectors of
+/// 8, leaving the last keys short of one as they were.
 ///
 /// # Safety
 /// The CPU must support AVX-512F and AVX-512DQ; `from`, when given, is as
@@ -22,7 +23,8 @@ pub(crate) unsafe fn xxh64(from: Option<&[u64]>, out: &mut [u64], seed: u64) {
     // each vector read before it is written.
     let to = out.as_mut_ptr();
     let src = from.map_or(to.cast_const(), <[u64]>::as_ptr);
-    let full = len / LANES * LANES;
+    // The keys short of a whole vector are the caller's (`Kernel::xxh64`).
+    let full = len - len % LANES;
     for i in (0..full).step_by(LANES) {
         // SAFETY: `i + 8 <= len`, and `src` and `to` are valid for `len`
         // keys: the 64 bytes each unaligned load and store touches.
@@ -30,19 +32,6 @@ pub(crate) unsafe fn xxh64(from: Option<&[u64]>, out: &mut [u64], seed: u64) {
             let k = _mm512_loadu_si512(src.add(i).cast());
             _mm512_storeu_si512(to.add(i).cast(), hash(k, h0));
         }
-    }
-    // The last fewer than 8 keys one at a time, in plain code whose
-    // chains overlap. Through a padded copy, whose few small stores a
-    // 64-byte load cannot take from the store buffer, each call stalled:
-    // zoned sets of 4 keys over 100 zones (a hash pass per zone) spent
-    // three quarters of their time here on a Sapphire Rapids-class Xeon.
-    // A masked load and store did better, but one vector is a chain of five
-    // `vpmullq` (15 cycles each on Intel), and a few keys in plain code
-    // finish sooner: weighted batches of 4 keys took 89 ns a key that way
-    // and 72 this way, zoned sets of 9 keys over 12 zones 160 and 122.
-    for i in full..len {
-        // SAFETY: key `i < len` is inside both areas.
-        unsafe { *to.add(i) = one(*src.add(i), seed) };
     }
 }
 
