@@ -89,13 +89,42 @@ fn digits(text: &[u8]) -> Option<u64> {
     Some(value)
 }
 
+/// The key `bytes[start..end]` when it is 1 to 20 digits at most
+/// `u64::MAX` and `end` is at least 24, read as the three 8-byte words
+/// ending at `end`, the bytes in them before `start` taken as zeros: no
+/// loop and no branch per digit, where [`parse_decimal`] branches on the
+/// length of each line. `None` otherwise, for [`parse_decimal`] to answer.
+#[inline]
+pub(crate) fn decimal_ending_at(bytes: &[u8], start: usize, end: usize) -> Option<u64> {
+    if !(1..=20).contains(&end.wrapping_sub(start)) || end < 24 || end > bytes.len() {
+        return None;
+    }
+    let group = |at: usize| {
+        let word = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+        // The low bytes come first: those before `start` become '0'.
+        let before = start.saturating_sub(at).min(8) as u32;
+        let keep = u64::MAX.checked_shl(8 * before).unwrap_or(0);
+        eight_digits_word(word & keep | ZEROS & !keep)
+    };
+    let (high, middle, low) = (group(end - 24)?, group(end - 16)?, group(end - 8)?);
+    high.checked_mul(10_000_000_000_000_000)?
+        .checked_add(middle * 100_000_000 + low)
+}
+
+/// Eight ASCII zeros in a little-endian word.
+const ZEROS: u64 = 0x3030_3030_3030_3030;
+
 /// The value of 8 ASCII digits, the first in the lowest byte of a
 /// little-endian word, combined in three multiply steps (pairs, quads,
 /// the whole), or `None` if any byte is not a digit.
 fn eight_digits(text: [u8; 8]) -> Option<u64> {
-    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    eight_digits_word(u64::from_le_bytes(text))
+}
+
+/// [`eight_digits`] of the bytes of `word`, the first the lowest.
+#[inline]
+fn eight_digits_word(word: u64) -> Option<u64> {
     const HIGH: u64 = 0xF0F0_F0F0_F0F0_F0F0;
-    let word = u64::from_le_bytes(text);
     // '0'..='9' are 0x30..=0x39: a high nibble of 3 that adding 6 keeps.
     if word & HIGH != ZEROS || word.wrapping_add(0x0606_0606_0606_0606) & HIGH != ZEROS {
         return None;
@@ -173,6 +202,58 @@ mod tests {
         }
         assert_eq!(eight_digits(*b"00000000"), Some(0));
         assert_eq!(eight_digits(*b"99999999"), Some(99_999_999));
+    }
+
+    /// The three-word read against `parse_decimal` for keys of 0 to 22
+    /// bytes after 0 to 30 bytes of digits (which it must not read as the
+    /// key's) or other bytes: where it answers, it answers as
+    /// `parse_decimal`, and for every key of 1 to 20 digits at most
+    /// `u64::MAX` ending 24 bytes or more into the buffer, it answers.
+    #[test]
+    fn the_three_word_read_is_parse_decimal() {
+        let mut rng = jumpshard::verify::SplitMix64::new(0xDEC);
+        let edges: Vec<String> = (0..=20u32)
+            .flat_map(|p| {
+                let ten = 10u128.pow(p);
+                [ten - 1, ten, ten + 1]
+            })
+            .chain([
+                u128::from(u64::MAX),
+                u128::from(u64::MAX) + 1,
+                1 << 64 | 1 << 63,
+            ])
+            .map(|v| v.to_string())
+            .collect();
+        for round in 0..200_000 {
+            let len = (round % 23) as usize;
+            let mut key: Vec<u8> = (0..len)
+                .map(|_| b'0' + (rng.next_u64() % 10) as u8)
+                .collect();
+            if round % 7 == 0 {
+                key = edges[(rng.next_u64() % edges.len() as u64) as usize]
+                    .clone()
+                    .into_bytes();
+            }
+            if round % 5 == 0 && !key.is_empty() {
+                let at = (rng.next_u64() % key.len() as u64) as usize;
+                key[at] = [b'/', b':', b' ', b'\r', 0xB0, b'a'][(rng.next_u64() % 6) as usize];
+            }
+            let before = (rng.next_u64() % 31) as usize;
+            let fill = [b'9', b'0', b'\n', 0xFF][(round / 23 % 4) as usize];
+            let mut bytes = vec![fill; before];
+            bytes.extend_from_slice(&key);
+            bytes.extend(std::iter::repeat_n(b'7', (rng.next_u64() % 9) as usize));
+            let (start, end) = (before, before + key.len());
+            let want = parse_decimal(&key);
+            match decimal_ending_at(&bytes, start, end) {
+                Some(got) => assert_eq!(Ok(got), want, "{:?}", String::from_utf8_lossy(&key)),
+                None => assert!(
+                    want.is_err() || end < 24 || key.len() > 20,
+                    "{:?} after {before} bytes",
+                    String::from_utf8_lossy(&key)
+                ),
+            }
+        }
     }
 
     #[test]

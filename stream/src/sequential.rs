@@ -10,7 +10,7 @@
 
 use std::io::Read;
 
-use crate::decimal::parse_decimal;
+use crate::decimal::{decimal_ending_at, parse_decimal};
 use crate::error::Error;
 
 /// The formats read front to back in blocks.
@@ -221,40 +221,78 @@ pub fn decode(
         keys.extend(whole.map(|k| u64::from_le_bytes(k.try_into().expect("8 bytes"))));
         return Ok(());
     }
-    let mut rest = &block.bytes[..];
+    let bytes = &block.bytes[..];
+    let mut start = 0;
     let mut line = block.first + 1;
-    while !rest.is_empty() {
-        // Decimal lines are short: a plain scan finds their end sooner than
-        // a vectorized search, which pays off on longer byte-key lines.
-        let end = match format {
-            SequentialFormat::Bytes => memchr::memchr(b'\n', rest),
-            _ => rest.iter().position(|&b| b == b'\n'),
+    // Whether the last line was too long for the word-at-a-time search:
+    // the next is then searched by `memchr` alone.
+    let mut long = false;
+    while start < bytes.len() {
+        let found = match long {
+            true => memchr::memchr(b'\n', &bytes[start..]).map(|i| start + i),
+            false => newline(bytes, start),
         };
+        long = found.is_none_or(|at| at - start >= WORDS * 8);
         // A `\r` goes with the `\n` after it: a last line without `\n`
         // keeps its `\r`, which is then part of the key.
-        let (text, next) = match end {
-            Some(end) => {
-                let text = &rest[..end];
-                (text.strip_suffix(b"\r").unwrap_or(text), &rest[end + 1..])
-            }
-            None => (rest, &[][..]),
+        let (end, next) = match found {
+            Some(at) => (
+                at - usize::from(at > start && bytes[at - 1] == b'\r'),
+                at + 1,
+            ),
+            None => (bytes.len(), bytes.len()),
         };
-        if text.len() > block.line_limit {
+        if end - start > block.line_limit {
             return Err(too_long(name, line, format, block.line_limit));
         }
-        keys.push(match format {
-            SequentialFormat::Bytes => jumpshard::bytes::prehash_seeded(text, hash_seed),
-            _ => parse_decimal(text).map_err(|why| Error::BadKey {
+        let text = &bytes[start..end];
+        let key = if format == SequentialFormat::Bytes {
+            jumpshard::bytes::prehash_seeded(text, hash_seed)
+        } else if let Some(key) = decimal_ending_at(bytes, start, end) {
+            key
+        } else {
+            parse_decimal(text).map_err(|why| Error::BadKey {
                 name: name.to_owned(),
                 line,
                 column: None,
                 why,
-            })?,
-        });
+            })?
+        };
+        keys.push(key);
         line += 1;
-        rest = next;
+        start = next;
     }
     Ok(())
+}
+
+/// The words [`newline`] searches one at a time before it calls `memchr`.
+const WORDS: usize = 8;
+
+/// The position of the first `\n` in `bytes` from `from` on: in the first
+/// [`WORDS`] words 8 bytes at a time, where most lines end, after them by
+/// `memchr`, whose vectors pay on long lines. A call of `memchr` per line
+/// cost more than the search on short ones (docs/performance.md, "Reading
+/// text keys"), and so did 32 bytes searched with no branch but the last.
+#[inline]
+fn newline(bytes: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let mut at = from;
+    // A loop the compiler writes out.
+    for _ in 0..WORDS {
+        let Some(word) = bytes.get(at..at + 8) else {
+            break;
+        };
+        let x = u64::from_le_bytes(word.try_into().expect("8 bytes")) ^ (ONES * u64::from(b'\n'));
+        // The lowest byte flagged is the first that was `\n` (a borrow
+        // only flags bytes above a zero one).
+        let flagged = x.wrapping_sub(ONES) & !x & (ONES << 7);
+        if flagged != 0 {
+            return Some(at + (flagged.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    let rest = bytes.get(at..).unwrap_or_default();
+    memchr::memchr(b'\n', rest).map(|i| at + i)
 }
 
 fn too_long(name: &str, line: u64, format: SequentialFormat, limit: usize) -> Error {
@@ -324,6 +362,93 @@ mod tests {
             err,
             "in line 4: empty line where a decimal u64 key was expected"
         );
+    }
+
+    /// The lines of `text` as the format defines them, one at a time:
+    /// each `\n` ends one, taking a `\r` before it along.
+    fn naive_lines(text: &[u8]) -> Vec<&[u8]> {
+        let mut lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+        if text.last().is_none_or(|&b| b == b'\n') {
+            lines.pop();
+        }
+        let ended = lines.len() - usize::from(text.last().is_some_and(|&b| b != b'\n'));
+        for line in &mut lines[..ended] {
+            *line = line.strip_suffix(b"\r").unwrap_or(line);
+        }
+        lines
+    }
+
+    /// Lines of every length 0 to 100 (keys of 1 to 24 digits, with
+    /// leading zeros, for decimal), `\n` or `\r\n` ended, the last ended
+    /// or not, one past `u64::MAX` on odd rounds, read in
+    /// blocks of every size: every line is where the word-at-a-time search
+    /// finds it, and every decimal key what `parse_decimal` reads alone
+    /// (most by the three-word read, whose words reach into the lines
+    /// before).
+    #[test]
+    fn lines_and_keys_are_those_read_one_at_a_time() {
+        let mut rng = jumpshard::verify::SplitMix64::new(0x11E5);
+        for round in 0..40 {
+            let (mut bytes, mut decimal) = (Vec::new(), Vec::new());
+            for i in 0..300 {
+                let end: &[u8] = if rng.next_u64().is_multiple_of(4) {
+                    b"\r\n"
+                } else {
+                    b"\n"
+                };
+                let len = (rng.next_u64() % 101) as usize;
+                bytes.extend(
+                    (0..len).map(|_| [b'a', b'\r', b'0', 0xFF][rng.next_u64() as usize % 4]),
+                );
+                bytes.extend_from_slice(end);
+                // 1 to 20 digits, some with leading zeros up to 24; on odd
+                // rounds line 251 is past u64::MAX.
+                let value = rng.next_u64() >> (rng.next_u64() % 64);
+                let width = if i % 8 == 3 {
+                    (rng.next_u64() % 25) as usize
+                } else {
+                    0
+                };
+                let mut key = format!("{value:0width$}").into_bytes();
+                if i == 250 && round % 2 == 1 {
+                    key = b"18446744073709551616".to_vec();
+                }
+                decimal.extend_from_slice(&key);
+                decimal.extend_from_slice(end);
+            }
+            let cut = (rng.next_u64() % 3) as usize;
+            for (format, text) in [
+                (SequentialFormat::Bytes, &bytes),
+                (SequentialFormat::Decimal, &decimal),
+            ] {
+                let text = &text[..text.len() - cut];
+                let want: Vec<Result<u64, String>> = naive_lines(text)
+                    .into_iter()
+                    .map(|line| match format {
+                        SequentialFormat::Bytes => Ok(jumpshard::bytes::prehash(line)),
+                        _ => parse_decimal(line).map_err(|e| e.to_string()),
+                    })
+                    .collect();
+                for max in [1, 7, 100, 1 << 20] {
+                    let got = blocks(text, format, max);
+                    let keys: Vec<u64> =
+                        got.iter().flatten().flat_map(|(_, k)| k.clone()).collect();
+                    let good = want.iter().take_while(|k| k.is_ok()).count();
+                    assert!(good >= 250, "{format:?}: only {good} good lines");
+                    let want_keys: Vec<u64> =
+                        want[..good].iter().map(|k| *k.as_ref().unwrap()).collect();
+                    match &want.get(good) {
+                        None => assert_eq!(keys, want_keys, "{format:?}, max {max}"),
+                        Some(Err(why)) => {
+                            let err = got.unwrap_err();
+                            assert!(err.ends_with(why.as_str()), "{err} / {why}");
+                            assert!(err.contains(&format!("line {}:", good + 1)), "{err}");
+                        }
+                        Some(Ok(_)) => unreachable!(),
+                    }
+                }
+            }
+        }
     }
 
     #[test]
