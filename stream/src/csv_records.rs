@@ -22,6 +22,7 @@ use std::io::{self, Read};
 use csv_core::ReadRecordResult;
 
 use crate::error::Error;
+use crate::newlines;
 
 /// Bytes read from the source at a time.
 const BUFFER: usize = 64 << 10;
@@ -121,14 +122,14 @@ impl<R: Read> Records<R> {
                         .iter()
                         .take_while(|&&b| b == b'\n' || b == b'\r')
                         .count();
-                    self.line_ends += newlines(&raw[..skipped]);
+                    self.line_ends += newlines::count(&raw[..skipped]);
                     raw = &raw[skipped..];
                     if !raw.is_empty() {
                         size = Some(0);
                         self.line = self.line_ends + 1;
                     }
                 }
-                self.line_ends += newlines(raw);
+                self.line_ends += newlines::count(raw);
                 self.parsed += read as u64;
                 self.unparsed.start += read;
                 if let Some(size) = size.as_mut() {
@@ -226,11 +227,6 @@ impl<R: Read> Records<R> {
     pub(crate) fn parsed(&self) -> u64 {
         self.parsed
     }
-}
-
-/// The `\n` bytes of `bytes`.
-fn newlines(bytes: &[u8]) -> u64 {
-    bytes.iter().filter(|&&b| b == b'\n').count() as u64
 }
 
 #[cfg(test)]

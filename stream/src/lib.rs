@@ -39,6 +39,7 @@ mod error_message;
 mod format;
 mod generated;
 pub mod moves;
+mod newlines;
 pub mod not_keys;
 mod open;
 #[cfg(feature = "parquet")]

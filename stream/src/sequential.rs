@@ -12,6 +12,7 @@ use std::io::Read;
 
 use crate::decimal::{decimal_ending_at, parse_decimal};
 use crate::error::Error;
+use crate::newlines;
 
 /// The formats read front to back in blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,7 +178,7 @@ impl Sequential {
                 (keys, keys)
             }
             SequentialFormat::Decimal | SequentialFormat::Bytes => {
-                let ends = count_newlines(bytes);
+                let ends = newlines::count(bytes);
                 let unended = bytes.last().is_some_and(|&b| b != b'\n');
                 (ends + u64::from(unended), read)
             }
@@ -195,16 +196,6 @@ impl Sequential {
             }
         }
     }
-}
-
-/// The number of `\n` in `bytes`, counted under the input's lock, so fast:
-/// a byte count per 255-byte run never overflows, and the compiler turns
-/// it into vector compares and adds.
-fn count_newlines(bytes: &[u8]) -> u64 {
-    bytes
-        .chunks(255)
-        .map(|run| u64::from(run.iter().map(|&b| u8::from(b == b'\n')).sum::<u8>()))
-        .sum()
 }
 
 /// Replaces `keys` with the keys of `block`, read from `name` in `format`.
@@ -230,9 +221,9 @@ pub fn decode(
     while start < bytes.len() {
         let found = match long {
             true => memchr::memchr(b'\n', &bytes[start..]).map(|i| start + i),
-            false => newline(bytes, start),
+            false => newlines::find(bytes, start),
         };
-        long = found.is_none_or(|at| at - start >= WORDS * 8);
+        long = found.is_none_or(|at| at - start >= newlines::SEARCHED);
         // A `\r` goes with the `\n` after it: a last line without `\n`
         // keeps its `\r`, which is then part of the key.
         let (end, next) = match found {
@@ -263,36 +254,6 @@ pub fn decode(
         start = next;
     }
     Ok(())
-}
-
-/// The words [`newline`] searches one at a time before it calls `memchr`.
-const WORDS: usize = 8;
-
-/// The position of the first `\n` in `bytes` from `from` on: in the first
-/// [`WORDS`] words 8 bytes at a time, where most lines end, after them by
-/// `memchr`, whose vectors pay on long lines. A call of `memchr` per line
-/// cost more than the search on short ones (docs/performance.md, "Reading
-/// text keys"), and so did 32 bytes searched with no branch but the last.
-#[inline]
-fn newline(bytes: &[u8], from: usize) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    let mut at = from;
-    // A loop the compiler writes out.
-    for _ in 0..WORDS {
-        let Some(word) = bytes.get(at..at + 8) else {
-            break;
-        };
-        let x = u64::from_le_bytes(word.try_into().expect("8 bytes")) ^ (ONES * u64::from(b'\n'));
-        // The lowest byte flagged is the first that was `\n` (a borrow
-        // only flags bytes above a zero one).
-        let flagged = x.wrapping_sub(ONES) & !x & (ONES << 7);
-        if flagged != 0 {
-            return Some(at + (flagged.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    let rest = bytes.get(at..).unwrap_or_default();
-    memchr::memchr(b'\n', rest).map(|i| at + i)
 }
 
 fn too_long(name: &str, line: u64, format: SequentialFormat, limit: usize) -> Error {
