@@ -111,12 +111,32 @@ pub fn bucket_bytes(key: &[u8], num_buckets: BucketCount) -> u32 {
 /// # Ok::<(), jumpshard::Error>(())
 /// ```
 pub fn prehash_batch<O: Offset>(data: &[u8], offsets: &[O], out: &mut [u64]) -> Result<(), Error> {
+    prehash_batch_seeded(data, offsets, 0, out)
+}
+
+/// [`prehash_batch`] with the pre-hash of the tenant `seed`
+/// ([`prehash_seeded`]); seed 0 is [`prehash_batch`].
+///
+/// ```
+/// use jumpshard::bytes;
+///
+/// let mut keys = [0u64; 2];
+/// bytes::prehash_batch_seeded(b"alicebob", &[0u32, 5, 8], 42, &mut keys)?;
+/// assert_eq!(keys[1], bytes::prehash_seeded(b"bob", 42));
+/// # Ok::<(), jumpshard::Error>(())
+/// ```
+pub fn prehash_batch_seeded<O: Offset>(
+    data: &[u8],
+    offsets: &[O],
+    seed: u64,
+    out: &mut [u64],
+) -> Result<(), Error> {
     check_offsets(data, offsets, out.len())?;
     if out.len() < lanes::ALONE {
-        lanes::few(false, 0, data, offsets, out);
+        lanes::few(false, seed, data, offsets, out);
         return Ok(());
     }
-    let mut prehash = lanes::Prehash::new(active_kernel(), 0);
+    let mut prehash = lanes::Prehash::new(active_kernel(), seed);
     for (i, out) in out.chunks_mut(BLOCK).enumerate() {
         prehash.block(data, &offsets[i * BLOCK..], out);
     }

@@ -119,6 +119,19 @@ fn batch_equals_single_keys_for_every_offset_type() {
         .iter()
         .zip(&singles)
         .all(|(&k, s)| k == bytes::prehash(s)));
+    // Every call length 0 to 300, from misaligned starts, with seeds.
+    for seed in [0, 1, 0x5EED_0000_0000_0007, u64::MAX] {
+        for len in 0..=300 {
+            let from = (len * 7) % 13;
+            let mut keys = vec![0u64; len];
+            bytes::prehash_batch_seeded(&data, &offsets[from..=from + len], seed, &mut keys)
+                .unwrap();
+            let want = singles[from..from + len]
+                .iter()
+                .map(|s| bytes::prehash_seeded(s, seed));
+            assert!(keys.iter().copied().eq(want), "seed {seed}, {len} keys");
+        }
+    }
 }
 
 #[test]

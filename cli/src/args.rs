@@ -29,10 +29,25 @@ pub enum KeyFormatArg {
     Bytes,
     /// A column of a CSV file (--column NAME, or INDEX from 0), decimal u64.
     Csv,
-    /// A uint64 or int64 column of a Parquet file or of a directory of them
-    /// (--column NAME).
+    /// A column of a Parquet file or of a directory of them (--column
+    /// NAME): uint64 or int64 keys, or strings or binary values hashed as
+    /// byte keys (XXH3-64 with --hash-seed).
     #[cfg(feature = "parquet")]
     Parquet,
+}
+
+impl KeyFormatArg {
+    /// Whether keys of this format may be byte keys, which `--hash-seed`
+    /// seeds: byte lines, and a Parquet column, given or told, whose type
+    /// says.
+    fn may_hash(self) -> bool {
+        match self {
+            KeyFormatArg::Bytes | KeyFormatArg::Auto => true,
+            #[cfg(feature = "parquet")]
+            KeyFormatArg::Parquet => true,
+            _ => false,
+        }
+    }
 }
 
 impl From<KeyFormatArg> for KeyFormat {
@@ -82,9 +97,10 @@ pub struct InputArgs {
     /// then an index).
     #[arg(long)]
     no_header: bool,
-    /// With --key-format bytes: the tenant seed of the XXH3-64 pre-hash
-    /// (0, the default, is the unseeded pre-hash). Refused with any other
-    /// format, whatever its value, 0 included.
+    /// With byte keys (--key-format bytes, or a Parquet string or binary
+    /// column): the tenant seed of the XXH3-64 pre-hash (0, the default, is
+    /// the unseeded pre-hash). Refused with keys that are not hashed,
+    /// whatever its value, 0 included.
     #[arg(long, value_name = "S", allow_negative_numbers = true,
           value_parser = limits::any_u64)]
     hash_seed: Option<u64>,
@@ -105,12 +121,13 @@ impl InputArgs {
             max_line_bytes: self.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
             column: self.column.clone(),
             header: !self.no_header,
-            hash_seed: self.hash_seed.unwrap_or(0),
+            hash_seed: self.hash_seed,
         }
     }
 
     /// Opens the input, after refusing a `--seed` without `--generate`, a
-    /// `--hash-seed` (any value) without `--key-format bytes`, and a
+    /// `--hash-seed` (any value) with keys of a format never hashed (the
+    /// engine refuses it for a Parquet integer column), and a
     /// `--max-line-bytes` that the keys' format (as given) has no use
     /// for: u64le, decimal and Parquet keys have no lines to bound, nor has
     /// `--generate`.
@@ -125,11 +142,13 @@ impl InputArgs {
             );
         }
         // Given, not only non-zero: 0 is a seed asked for too. Auto
-        // detection never picks bytes, and --generate makes u64 keys.
-        if self.hash_seed.is_some() && self.key_format != KeyFormatArg::Bytes {
+        // detection never picks bytes, but may pick Parquet, whose column
+        // says; --generate makes u64 keys.
+        if self.hash_seed.is_some() && (!self.key_format.may_hash() || self.generate.is_some()) {
             return Err(
-                "--hash-seed: only with --key-format bytes (it seeds the pre-hash of byte \
-                 keys; --seed is the seed of --generate)"
+                "--hash-seed: only with byte keys, --key-format bytes or a Parquet string or \
+                 binary column (it seeds the pre-hash of byte keys; --seed is the seed of \
+                 --generate)"
                     .into(),
             );
         }

@@ -202,6 +202,8 @@ pub enum Error {
         column: String,
         /// The type found.
         found: String,
+        /// The types the column may have, for the message.
+        wanted: &'static str,
     },
     /// A null in the Parquet key column.
     Null {

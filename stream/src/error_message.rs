@@ -182,10 +182,8 @@ impl fmt::Display for Error {
                 name,
                 column,
                 found,
-            } => write!(
-                f,
-                "{name}: column {column:?} holds {found}, not uint64 or int64 keys"
-            ),
+                wanted,
+            } => write!(f, "{name}: column {column:?} holds {found}, not {wanted}"),
             Error::Null {
                 name,
                 column,

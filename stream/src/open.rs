@@ -63,8 +63,10 @@ pub struct KeyOptions {
     pub column: Option<String>,
     /// Whether a CSV input starts with a header line.
     pub header: bool,
-    /// The tenant seed of byte keys' pre-hash (0: unseeded).
-    pub hash_seed: u64,
+    /// The tenant seed of byte keys' pre-hash, if one was given (none is
+    /// seed 0, the unseeded pre-hash); refused, whatever its value, for
+    /// keys that are not hashed.
+    pub hash_seed: Option<u64>,
 }
 
 impl Default for KeyOptions {
@@ -77,7 +79,7 @@ impl Default for KeyOptions {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             column: None,
             header: true,
-            hash_seed: 0,
+            hash_seed: None,
         }
     }
 }
@@ -116,10 +118,12 @@ impl KeyOptions {
     /// The checks of options that only some formats take, once the format
     /// of the input `name` is known.
     fn check(&self, format: KeyFormat, name: &str) -> Result<(), Error> {
-        if self.hash_seed != 0 && format != KeyFormat::Bytes {
+        // A Parquet column's kind is known once it is opened.
+        if self.hash_seed.is_some() && !matches!(format, KeyFormat::Bytes | KeyFormat::Parquet) {
             return Err(Error::Option(
-                "--hash-seed: only with --key-format bytes (it seeds the pre-hash of byte \
-                 keys; --seed is the seed of --generate)"
+                "--hash-seed: only with byte keys, --key-format bytes or a Parquet string \
+                 or binary column (it seeds the pre-hash of byte keys; --seed is the seed \
+                 of --generate)"
                     .into(),
             ));
         }
@@ -171,7 +175,8 @@ impl KeyOptions {
                 _ => name,
             };
             self.check(KeyFormat::Parquet, &what)?;
-            return parquet(path, self.column.as_deref().unwrap_or_default());
+            let column = self.column.as_deref().unwrap_or_default();
+            return parquet(path, column, self.hash_seed);
         }
         let read = |source| Error::Read {
             name: name.clone(),
@@ -212,12 +217,11 @@ impl KeyOptions {
         };
         self.check(format, &name).map_err(or_u64le)?;
         if format == KeyFormat::Parquet {
-            return parquet(path, self.column.as_deref().unwrap_or_default()).map_err(
-                |e| match e {
-                    Error::BadParquet { .. } => or_u64le(e),
-                    e => e,
-                },
-            );
+            let column = self.column.as_deref().unwrap_or_default();
+            return parquet(path, column, self.hash_seed).map_err(|e| match e {
+                Error::BadParquet { .. } => or_u64le(e),
+                e => e,
+            });
         }
         // A size the file does not hold (0 for the files under /proc) is
         // no size: the file is read to its end, like a pipe.
@@ -301,7 +305,7 @@ impl KeyOptions {
         };
         let reader = Sequential::new(reader, name, sequential)
             .with_max_line_bytes(self.max_line_bytes)
-            .with_hash_seed(self.hash_seed);
+            .with_hash_seed(self.hash_seed.unwrap_or(0));
         Ok(Input {
             source: Source::Sequential(Box::new(reader)),
             size: size.map(|s| if unit == Unit::Keys { s / 8 } else { s }),
@@ -340,12 +344,12 @@ fn is_parquet(file: &mut File, len: u64) -> io::Result<bool> {
 }
 
 #[cfg(feature = "parquet")]
-fn parquet(path: &Path, column: &str) -> Result<Input, Error> {
-    crate::parquet_column::open(path, column)
+fn parquet(path: &Path, column: &str, hash_seed: Option<u64>) -> Result<Input, Error> {
+    crate::parquet_column::open(path, column, hash_seed)
 }
 
 #[cfg(not(feature = "parquet"))]
-fn parquet(path: &Path, _column: &str) -> Result<Input, Error> {
+fn parquet(path: &Path, _column: &str, _hash_seed: Option<u64>) -> Result<Input, Error> {
     Err(Error::BadParquet {
         name: path.display().to_string(),
         why: "Parquet input, and this build reads no Parquet (the `parquet` feature is off)".into(),

@@ -1,7 +1,10 @@
-//! Keys from a uint64 or int64
-//! column (int64 bits read as uint64) of a Parquet file, or of every file
-//! of a dataset directory (`crate::dataset`: partition subdirectories
-//! too, in path order), positions running on from file to file.
+//! Keys from a uint64 or int64 column (int64 bits read as uint64) of a
+//! Parquet file, or byte keys from a string or binary column (each value
+//! pre-hashed as `--key-format bytes` hashes a line, with the tenant
+//! seed), of the file or of every file of a dataset directory
+//! (`crate::dataset`: partition subdirectories too, in path order, every
+//! file's column of the same kind), positions running on from file to
+//! file.
 //!
 //! Each row group is cut into pieces of at most [`PIECE_ROWS`] rows that
 //! workers read on their own, in parallel, decoding only the key column:
@@ -21,8 +24,14 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use arrow_array::cast::AsArray;
+use arrow_array::Array;
 use arrow_schema::DataType;
-use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection,
+    RowSelector,
+};
+use parquet::arrow::ProjectionMask;
 use parquet::basic::Type as PhysicalType;
 use parquet::column::reader::ColumnReaderImpl;
 use parquet::data_type::Int64Type;
@@ -42,8 +51,9 @@ thread_local! {
 }
 
 /// The keys of `column` in the Parquet file at `path`, or in every file
-/// of the dataset directory at `path`.
-pub(crate) fn open(path: &Path, column: &str) -> Result<Input, Error> {
+/// of the dataset directory at `path`; a string or binary column's values
+/// pre-hashed with `hash_seed` (none: 0), which an integer column refuses.
+pub(crate) fn open(path: &Path, column: &str, hash_seed: Option<u64>) -> Result<Input, Error> {
     let name = path.display().to_string();
     let meta = std::fs::metadata(path).map_err(|source| Error::Open {
         name: name.clone(),
@@ -60,6 +70,28 @@ pub(crate) fn open(path: &Path, column: &str) -> Result<Input, Error> {
     let mut pieces = 0u64;
     for (f, path) in files.into_iter().enumerate() {
         let source = FileSource::open(path, column, rows)?;
+        if let Some(first) = sources
+            .first()
+            .filter(|f: &&FileSource| f.bytes != source.bytes)
+        {
+            return Err(Error::BadParquet {
+                name: source.name.clone(),
+                why: format!(
+                    "its column {column:?} holds {}, where {} holds {}: a dataset's keys are of \
+                     one kind",
+                    kind(source.bytes),
+                    first.name,
+                    kind(first.bytes)
+                ),
+            });
+        }
+        if hash_seed.is_some() && !source.bytes {
+            return Err(Error::Option(format!(
+                "--hash-seed: {}'s column {column:?} holds integer keys, which are not hashed \
+                 (it seeds the pre-hash of byte keys: string or binary columns)",
+                source.name
+            )));
+        }
         for (group, meta) in source.metadata.metadata().row_groups().iter().enumerate() {
             // Only the footer's word, checked as far as it can be: the
             // pieces are computed from it when read, never listed, so
@@ -88,16 +120,26 @@ pub(crate) fn open(path: &Path, column: &str) -> Result<Input, Error> {
         }
         sources.push(source);
     }
+    let byte_keys = sources.first().is_some_and(|f| f.bytes);
     Ok(Input {
         source: Source::Pieces(Box::new(ParquetKeys {
             sources,
             groups,
             pieces,
+            hash_seed: hash_seed.unwrap_or(0),
         })),
         size: Some(rows),
         unit: Unit::Keys,
-        byte_keys: false,
+        byte_keys,
     })
+}
+
+/// What a column of byte keys or not holds, for messages.
+fn kind(bytes: bool) -> &'static str {
+    match bytes {
+        true => "byte keys (strings or binary)",
+        false => "integer keys",
+    }
 }
 
 /// One Parquet file, its footer read.
@@ -108,6 +150,8 @@ struct FileSource {
     metadata: ArrowReaderMetadata,
     /// The column's index among the file's leaf columns.
     leaf: usize,
+    /// Whether it holds byte keys (strings or binary), not integers.
+    bytes: bool,
     /// The input position of its first key.
     first: u64,
 }
@@ -135,28 +179,31 @@ impl FileSource {
             }
         };
         let (_, field) = column_of(metadata.schema(), &name, column)?;
-        match field.data_type() {
-            DataType::UInt64 | DataType::Int64 => {}
+        let (bytes, physical) = match field.data_type() {
+            DataType::UInt64 | DataType::Int64 => (false, PhysicalType::INT64),
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Binary | DataType::LargeBinary => {
+                (true, PhysicalType::BYTE_ARRAY)
+            }
             other => {
                 return Err(Error::ColumnType {
                     name,
                     column: column.to_owned(),
                     found: other.to_string(),
+                    wanted: "uint64 or int64 keys, or strings or binary values (byte keys)",
                 })
             }
         };
-        // A top-level uint64 or int64 field is a leaf of its own name,
-        // stored as INT64 (what the column reader below decodes).
+        // A top-level field of these types is a leaf of its own name,
+        // stored as INT64 or BYTE_ARRAY (what the column readers below
+        // decode).
         let leaf = metadata
             .parquet_schema()
             .columns()
             .iter()
-            .position(|leaf| {
-                leaf.path().parts() == [column] && leaf.physical_type() == PhysicalType::INT64
-            })
+            .position(|leaf| leaf.path().parts() == [column] && leaf.physical_type() == physical)
             .ok_or_else(|| Error::BadParquet {
                 name: name.clone(),
-                why: format!("column {column:?} is not a plain INT64 column"),
+                why: format!("column {column:?} is not a plain {physical} column"),
             })?;
         Ok(FileSource {
             path,
@@ -164,6 +211,7 @@ impl FileSource {
             column: column.to_owned(),
             metadata,
             leaf,
+            bytes,
             first,
         })
     }
@@ -197,6 +245,8 @@ struct ParquetKeys {
     groups: Vec<Group>,
     /// The number of pieces.
     pieces: u64,
+    /// The seed of the byte keys' pre-hash.
+    hash_seed: u64,
 }
 
 impl ParquetKeys {
@@ -301,50 +351,11 @@ impl ParquetKeys {
             source: std::io::Error::other(e.to_string()),
         };
         let file = File::open(&source.path).map_err(|e| failed(&e))?;
-        let metadata = source.metadata.metadata();
-        let group = metadata.row_group(piece.group);
-        let pages = SerializedPageReader::new(
-            Arc::new(file),
-            group.column(source.leaf),
-            group.num_rows() as usize,
-            None,
-        )
-        .map_err(|e| failed(&e))?;
-        let descr = metadata.file_metadata().schema_descr().column(source.leaf);
-        let max_level = descr.max_def_level();
-        let mut reader = ColumnReaderImpl::<Int64Type>::new(descr, Box::new(pages));
-        if piece.skip > 0 {
-            let skipped = reader.skip_records(piece.skip).map_err(|e| failed(&e))?;
-            if skipped != piece.skip {
-                return Err(failed(&format!(
-                    "row group {} ended after {skipped} rows",
-                    piece.group
-                )));
-            }
+        let null = match source.bytes {
+            true => self.read_byte_keys(source, file, piece, keys),
+            false => read_integers(source, file, piece, keys),
         }
-        // int64 and uint64 columns are both stored as INT64: the decoder
-        // writes the bits, into the key buffer itself.
-        let mut values: Vec<i64> = bytemuck::allocation::cast_vec(std::mem::take(keys));
-        values.clear();
-        let (read, null) = LEVELS.with_borrow_mut(|levels| {
-            levels.clear();
-            let read = reader.read_records(
-                piece.len,
-                (max_level > 0).then_some(&mut *levels),
-                None,
-                &mut values,
-            );
-            // Fewer values than rows: some row holds a null.
-            let null = match read {
-                Ok((rows, values, _)) if values < rows => {
-                    levels.iter().position(|&l| l < max_level)
-                }
-                _ => None,
-            };
-            (read, null)
-        });
-        *keys = bytemuck::allocation::cast_vec(values);
-        read.map_err(|e| failed(&e))?;
+        .map_err(|e| failed(&e))?;
         if let Some(row) = null {
             let position = piece.first + row as u64;
             return Err(Error::Null {
@@ -366,82 +377,121 @@ impl ParquetKeys {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    use arrow_array::{ArrayRef, RecordBatch, UInt64Array};
-    use parquet::arrow::ArrowWriter;
-    use parquet::file::properties::WriterProperties;
-
-    /// A page whose bytes changed after it was written fails its checksum
-    /// when the writer stored one: `testdata/page-checksums.parquet` holds
-    /// keys 0 to 999, one uncompressed PLAIN page written by pyarrow with
-    /// `write_page_checksum=True` (parquet's own writer stores none).
-    #[test]
-    fn a_page_that_fails_its_checksum_is_an_error_naming_the_file() {
-        let sound = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/page-checksums.parquet");
-        let read = |path: &Path| -> Result<Vec<u64>, Error> {
-            let Source::Pieces(pieces) = open(path, "k")?.source else {
-                panic!("a Parquet input reads in pieces");
+impl ParquetKeys {
+    /// The pre-hashes of `piece`'s byte keys into `keys`: the row of the
+    /// piece's first null, if it holds one. The values come through
+    /// Arrow's reader, as one data buffer and its offsets, which
+    /// `prehash_batch_seeded` hashes on the lanes where the kernel has
+    /// them; parquet's column reader gives each value a reference-counted
+    /// buffer of its own, whose counts took a third of the run.
+    fn read_byte_keys(
+        &self,
+        source: &FileSource,
+        file: File,
+        piece: &Piece,
+        keys: &mut Vec<u64>,
+    ) -> Result<Option<usize>, String> {
+        let schema = source.metadata.metadata().file_metadata().schema_descr();
+        let selection = vec![
+            RowSelector::skip(piece.skip),
+            RowSelector::select(piece.len),
+        ];
+        let batches =
+            ParquetRecordBatchReaderBuilder::new_with_metadata(file, source.metadata.clone())
+                .with_projection(ProjectionMask::leaves(schema, [source.leaf]))
+                .with_row_groups(vec![piece.group])
+                .with_row_selection(RowSelection::from(selection))
+                .with_batch_size(piece.len.max(1))
+                .build()
+                .map_err(|e| e.to_string())?;
+        keys.clear();
+        for batch in batches {
+            let batch = batch.map_err(|e| e.to_string())?;
+            let column = batch.column(0);
+            if column.null_count() > 0 {
+                let row = (0..column.len()).find(|&i| column.is_null(i));
+                return Ok(row.map(|row| keys.len() + row));
+            }
+            let at = keys.len();
+            keys.resize(at + column.len(), 0);
+            let out = &mut keys[at..];
+            let seed = self.hash_seed;
+            let hashed = match column.data_type() {
+                DataType::Utf8 => {
+                    let a = column.as_string::<i32>();
+                    jumpshard::bytes::prehash_batch_seeded(a.values(), a.value_offsets(), seed, out)
+                }
+                DataType::LargeUtf8 => {
+                    let a = column.as_string::<i64>();
+                    jumpshard::bytes::prehash_batch_seeded(a.values(), a.value_offsets(), seed, out)
+                }
+                DataType::Binary => {
+                    let a = column.as_binary::<i32>();
+                    jumpshard::bytes::prehash_batch_seeded(a.values(), a.value_offsets(), seed, out)
+                }
+                DataType::LargeBinary => {
+                    let a = column.as_binary::<i64>();
+                    jumpshard::bytes::prehash_batch_seeded(a.values(), a.value_offsets(), seed, out)
+                }
+                other => return Err(format!("the column was read as {other}")),
             };
-            let mut keys = Vec::new();
-            pieces.read(0, &mut keys)?;
-            Ok(keys)
-        };
-        assert!(read(&sound).unwrap() == (0..1000).collect::<Vec<u64>>());
-        let dir = tempfile::tempdir().unwrap();
-        let corrupt = dir.path().join("corrupt.parquet");
-        let mut bytes = std::fs::read(&sound).unwrap();
-        let column = ArrowReaderMetadata::load(&File::open(&sound).unwrap(), Default::default())
-            .unwrap()
-            .metadata()
-            .row_group(0)
-            .column(0)
-            .clone();
-        // The high byte of the last key, 999: still a key, if read.
-        let last = (column.data_page_offset() + column.compressed_size() - 1) as usize;
-        bytes[last] ^= 1;
-        std::fs::write(&corrupt, &bytes).unwrap();
-        let err = read(&corrupt).unwrap_err().to_string();
-        assert!(
-            err.contains("corrupt.parquet") && err.contains("CRC"),
-            "{err}"
-        );
-    }
-
-    /// A row group longer than a piece is read in pieces, the later ones
-    /// skipping the rows before them, and together they give every key
-    /// once, at its position.
-    #[test]
-    fn a_row_group_longer_than_a_piece() {
-        let rows = PIECE_ROWS as usize * 2 + 12_345;
-        let keys: Vec<u64> = (0..rows as u64)
-            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
-            .collect();
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("k.parquet");
-        let column = Arc::new(UInt64Array::from(keys.clone())) as ArrayRef;
-        let batch = RecordBatch::try_from_iter([("k", column)]).unwrap();
-        let props = WriterProperties::builder()
-            .set_max_row_group_row_count(Some(rows))
-            .build();
-        let mut writer =
-            ArrowWriter::try_new(File::create(&path).unwrap(), batch.schema(), Some(props))
-                .unwrap();
-        writer.write(&batch).unwrap();
-        writer.close().unwrap();
-
-        let Source::Pieces(pieces) = open(&path, "k").unwrap().source else {
-            panic!("a Parquet input reads in pieces");
-        };
-        assert_eq!(pieces.count(), 3);
-        let mut got = vec![0; rows];
-        let mut buffer = Vec::new();
-        for index in 0..pieces.count() {
-            let first = pieces.read(index, &mut buffer).unwrap() as usize;
-            got[first..first + buffer.len()].copy_from_slice(&buffer);
+            hashed.map_err(|e| e.to_string())?;
         }
-        assert!(got == keys);
+        Ok(None)
     }
 }
+
+/// The keys of `piece` of an integer column of `source` (open as `file`)
+/// into `keys`: the row of the piece's first null, if it holds one. int64
+/// and uint64 columns are both stored as INT64: the decoder writes the
+/// bits, into the key buffer itself.
+fn read_integers(
+    source: &FileSource,
+    file: File,
+    piece: &Piece,
+    keys: &mut Vec<u64>,
+) -> Result<Option<usize>, String> {
+    let metadata = source.metadata.metadata();
+    let group = metadata.row_group(piece.group);
+    let pages = SerializedPageReader::new(
+        Arc::new(file),
+        group.column(source.leaf),
+        group.num_rows() as usize,
+        None,
+    )
+    .map_err(|e| e.to_string())?;
+    let descr = metadata.file_metadata().schema_descr().column(source.leaf);
+    let max_level = descr.max_def_level();
+    let mut reader = ColumnReaderImpl::<Int64Type>::new(descr, Box::new(pages));
+    if piece.skip > 0 {
+        let skipped = reader.skip_records(piece.skip).map_err(|e| e.to_string())?;
+        if skipped != piece.skip {
+            return Err(format!(
+                "row group {} ended after {skipped} rows",
+                piece.group
+            ));
+        }
+    }
+    let mut values: Vec<i64> = bytemuck::allocation::cast_vec(std::mem::take(keys));
+    values.clear();
+    let null = LEVELS.with_borrow_mut(|levels| {
+        levels.clear();
+        let read = reader.read_records(
+            piece.len,
+            (max_level > 0).then_some(&mut *levels),
+            None,
+            &mut values,
+        );
+        match read {
+            // Fewer values than rows: some row holds a null.
+            Ok((rows, read, _)) if read < rows => Ok(levels.iter().position(|&l| l < max_level)),
+            Ok(_) => Ok(None),
+            Err(e) => Err(e.to_string()),
+        }
+    });
+    *keys = bytemuck::allocation::cast_vec(values);
+    null
+}
+
+#[cfg(test)]
+mod tests;

@@ -40,6 +40,7 @@ pub(crate) fn read(path: &Path, columns: &WeightColumns<'_>) -> Result<Vec<Weigh
             name,
             column: columns.key.to_owned(),
             found: key_type.to_string(),
+            wanted: "uint64 or int64 keys",
         });
     }
     let numeric = matches!(

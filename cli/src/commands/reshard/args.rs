@@ -67,7 +67,8 @@ pub struct Args {
     #[arg(long, value_enum, requires = "output")]
     pub output_format: Option<MoveFormatArg>,
     /// Identify moving keys by their 0-based position in the input rather
-    /// than by value (always so for `--key-format bytes`).
+    /// than by value (always so for byte keys: `--key-format bytes`, a
+    /// Parquet string or binary column).
     #[arg(long, requires = "output")]
     pub positions: bool,
     /// Threads to read and compute on: 0 means one per core, and more

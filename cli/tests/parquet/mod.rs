@@ -13,6 +13,8 @@ use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
 use support::*;
 
+mod byte_keys;
+
 /// Writes `columns` to `path` in row groups of `group` rows.
 fn write(path: &std::path::Path, columns: Vec<(&str, ArrayRef)>, group: usize) {
     let batch = RecordBatch::try_from_iter(columns).unwrap();
