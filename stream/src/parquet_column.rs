@@ -1,7 +1,8 @@
 //! Keys from a uint64 or int64 column (int64 bits read as uint64) of a
-//! Parquet file, or byte keys from a string or binary column (each value
-//! pre-hashed as `--key-format bytes` hashes a line, with the tenant
-//! seed), of the file or of every file of a dataset directory
+//! Parquet file, or byte keys from a string or binary column, its values
+//! of any width or of one (each value pre-hashed as `--key-format bytes`
+//! hashes a line, with the tenant seed), of the file or of every file of
+//! a dataset directory
 //! (`crate::dataset`: partition subdirectories too, in path order, every
 //! file's column of the same kind), positions running on from file to
 //! file.
@@ -184,6 +185,8 @@ impl FileSource {
             DataType::Utf8 | DataType::LargeUtf8 | DataType::Binary | DataType::LargeBinary => {
                 (true, PhysicalType::BYTE_ARRAY)
             }
+            // UUIDs, among others.
+            DataType::FixedSizeBinary(_) => (true, PhysicalType::FIXED_LEN_BYTE_ARRAY),
             other => {
                 return Err(Error::ColumnType {
                     name,
@@ -432,6 +435,16 @@ impl ParquetKeys {
                 DataType::LargeBinary => {
                     let a = column.as_binary::<i64>();
                     jumpshard::bytes::prehash_batch_seeded(a.values(), a.value_offsets(), seed, out)
+                }
+                DataType::FixedSizeBinary(_) => {
+                    // Values of one width, back to back: each hashed alone
+                    // (no offsets to hand the lanes), as `prehash_seeded`.
+                    let a = column.as_fixed_size_binary();
+                    let values = (0..a.len()).map(|i| a.value(i));
+                    for (key, value) in out.iter_mut().zip(values) {
+                        *key = jumpshard::bytes::prehash_seeded(value, seed);
+                    }
+                    Ok(())
                 }
                 other => return Err(format!("the column was read as {other}")),
             };

@@ -104,13 +104,16 @@ fn keys_of(path: &Path, column: &str, seed: Option<u64>) -> Result<(Vec<u64>, bo
     Ok((got, input.byte_keys))
 }
 
-/// String and binary columns (32- and 64-bit offsets) are byte keys, each
+/// String and binary columns (32- and 64-bit offsets, and of one width)
+/// are byte keys, each
 /// value pre-hashed with the seed as a byte-key line is, in a row group
 /// longer than a piece (the later pieces skip rows), values of 0 to 40
 /// bytes; a null names its position.
 #[test]
 fn string_and_binary_columns_are_byte_keys() {
-    use arrow_array::{BinaryArray, LargeBinaryArray, LargeStringArray, StringArray};
+    use arrow_array::{
+        BinaryArray, FixedSizeBinaryArray, LargeBinaryArray, LargeStringArray, StringArray,
+    };
     let rows = PIECE_ROWS as usize * 2 + 1_234;
     let values: Vec<String> = (0..rows)
         .map(|i| {
@@ -143,16 +146,25 @@ fn string_and_binary_columns_are_byte_keys() {
         ],
         rows,
     );
+    // Values of one width, as UUIDs are stored.
+    let fixed: Vec<[u8; 12]> = (0..rows as u64)
+        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_le_bytes())
+        .map(|w| std::array::from_fn(|b| w[b % 8] ^ b as u8))
+        .collect();
+    let path_fixed = dir.path().join("f.parquet");
+    let array = FixedSizeBinaryArray::try_from_iter(fixed.iter()).unwrap();
+    write(&path_fixed, vec![("f", Arc::new(array) as ArrayRef)], rows);
     for seed in [None, Some(0), Some(0x5EED)] {
-        let want: Vec<u64> = bytes
-            .iter()
-            .map(|v| jumpshard::bytes::prehash_seeded(v, seed.unwrap_or(0)))
-            .collect();
+        let hash = |v: &[u8]| jumpshard::bytes::prehash_seeded(v, seed.unwrap_or(0));
+        let want: Vec<u64> = bytes.iter().map(|v| hash(v)).collect();
         for column in ["s", "ls", "b", "lb"] {
             let (got, byte_keys) = keys_of(&path, column, seed).unwrap();
             assert!(byte_keys, "{column}");
             assert!(got == want, "{column}, seed {seed:?}");
         }
+        let want: Vec<u64> = fixed.iter().map(|v| hash(v)).collect();
+        let (got, byte_keys) = keys_of(&path_fixed, "f", seed).unwrap();
+        assert!(byte_keys && got == want, "fixed width, seed {seed:?}");
     }
 
     let holes = dir.path().join("holes.parquet");
