@@ -14,11 +14,15 @@
 //! column's presence and type in every file before any key is read; a
 //! null is an error naming its row.
 //!
-//! A piece is decoded by parquet's column reader straight into the
-//! worker's key buffer, which the pipeline reuses. The Arrow record batch
-//! reader would decode into a new, zeroed Arrow buffer for every piece and
-//! leave one more copy to make: measured on 2^28 keys, that cost a fifth of
-//! the run.
+//! A piece of integer keys is decoded by parquet's column reader straight
+//! into the worker's key buffer, which the pipeline reuses. The Arrow
+//! record batch reader would decode into a new, zeroed Arrow buffer for
+//! every piece and leave one more copy to make: measured on 2^28 keys,
+//! that cost a fifth of the run. Byte keys take the Arrow reader, which
+//! gives a batch's values as one buffer and offsets, the layout the lanes
+//! hash, where the column reader gives each value a buffer of its own, in
+//! batches of [`BYTE_BATCH_ROWS`] rows, so that a worker holds the values
+//! of those rows at a time, not of a piece.
 
 use std::cell::RefCell;
 use std::fs::File;
@@ -43,6 +47,9 @@ use crate::source::{Input, KeyPieces, Source, Unit};
 
 /// The most rows read as one piece (8 MiB of keys).
 const PIECE_ROWS: u64 = 1 << 20;
+
+/// The rows of a byte-key column decoded at a time.
+const BYTE_BATCH_ROWS: usize = 4096;
 
 thread_local! {
     /// A worker's definition levels for a nullable key column (writers
@@ -197,8 +204,8 @@ impl FileSource {
             }
         };
         // A top-level field of these types is a leaf of its own name,
-        // stored as INT64 or BYTE_ARRAY (what the column readers below
-        // decode).
+        // stored as INT64, BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY (what the
+        // readers below decode).
         let leaf = metadata
             .parquet_schema()
             .columns()
@@ -404,7 +411,7 @@ impl ParquetKeys {
                 .with_projection(ProjectionMask::leaves(schema, [source.leaf]))
                 .with_row_groups(vec![piece.group])
                 .with_row_selection(RowSelection::from(selection))
-                .with_batch_size(piece.len.max(1))
+                .with_batch_size(BYTE_BATCH_ROWS)
                 .build()
                 .map_err(|e| e.to_string())?;
         keys.clear();
