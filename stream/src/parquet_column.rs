@@ -2,10 +2,9 @@
 //! Parquet file, or byte keys from a string or binary column, its values
 //! of any width or of one (each value pre-hashed as `--key-format bytes`
 //! hashes a line, with the tenant seed), of the file or of every file of
-//! a dataset directory
-//! (`crate::dataset`: partition subdirectories too, in path order, every
-//! file's column of the same kind), positions running on from file to
-//! file.
+//! a dataset directory (`crate::dataset`: partition subdirectories too,
+//! in path order, every file's column of the same kind), positions
+//! running on from file to file.
 //!
 //! Each row group is cut into pieces of at most [`PIECE_ROWS`] rows that
 //! workers read on their own, in parallel, decoding only the key column:
@@ -30,7 +29,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::Array;
+use arrow_array::types::ByteArrayType;
+use arrow_array::{Array, GenericByteArray};
 use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection,
@@ -427,22 +427,10 @@ impl ParquetKeys {
             let out = &mut keys[at..];
             let seed = self.hash_seed;
             let hashed = match column.data_type() {
-                DataType::Utf8 => {
-                    let a = column.as_string::<i32>();
-                    jumpshard::bytes::prehash_batch_seeded(a.values(), a.value_offsets(), seed, out)
-                }
-                DataType::LargeUtf8 => {
-                    let a = column.as_string::<i64>();
-                    jumpshard::bytes::prehash_batch_seeded(a.values(), a.value_offsets(), seed, out)
-                }
-                DataType::Binary => {
-                    let a = column.as_binary::<i32>();
-                    jumpshard::bytes::prehash_batch_seeded(a.values(), a.value_offsets(), seed, out)
-                }
-                DataType::LargeBinary => {
-                    let a = column.as_binary::<i64>();
-                    jumpshard::bytes::prehash_batch_seeded(a.values(), a.value_offsets(), seed, out)
-                }
+                DataType::Utf8 => prehash_values(column.as_string::<i32>(), seed, out),
+                DataType::LargeUtf8 => prehash_values(column.as_string::<i64>(), seed, out),
+                DataType::Binary => prehash_values(column.as_binary::<i32>(), seed, out),
+                DataType::LargeBinary => prehash_values(column.as_binary::<i64>(), seed, out),
                 DataType::FixedSizeBinary(_) => {
                     // Values of one width, back to back: each hashed alone
                     // (no offsets to hand the lanes), as `prehash_seeded`.
@@ -459,6 +447,19 @@ impl ParquetKeys {
         }
         Ok(None)
     }
+}
+
+/// The pre-hashes with `seed` of a string or binary array's values into
+/// `out`: its data buffer and offsets as they are.
+fn prehash_values<T: ByteArrayType>(
+    array: &GenericByteArray<T>,
+    seed: u64,
+    out: &mut [u64],
+) -> Result<(), jumpshard::Error>
+where
+    T::Offset: jumpshard::bytes::Offset,
+{
+    jumpshard::bytes::prehash_batch_seeded(array.values(), array.value_offsets(), seed, out)
 }
 
 /// The keys of `piece` of an integer column of `source` (open as `file`)

@@ -1,5 +1,5 @@
 //! The Parquet key reader's own tests; the command-line tests
-//! (`cli/tests/parquet.rs`) hold the rest.
+//! (`cli/tests/parquet/`) hold the rest.
 
 use super::*;
 
@@ -55,26 +55,13 @@ fn a_row_group_longer_than_a_piece() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.parquet");
     let column = Arc::new(UInt64Array::from(keys.clone())) as ArrayRef;
-    let batch = RecordBatch::try_from_iter([("k", column)]).unwrap();
-    let props = WriterProperties::builder()
-        .set_max_row_group_row_count(Some(rows))
-        .build();
-    let mut writer =
-        ArrowWriter::try_new(File::create(&path).unwrap(), batch.schema(), Some(props)).unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
-
+    write(&path, vec![("k", column)], rows);
     let Source::Pieces(pieces) = open(&path, "k", None).unwrap().source else {
         panic!("a Parquet input reads in pieces");
     };
     assert_eq!(pieces.count(), 3);
-    let mut got = vec![0; rows];
-    let mut buffer = Vec::new();
-    for index in 0..pieces.count() {
-        let first = pieces.read(index, &mut buffer).unwrap() as usize;
-        got[first..first + buffer.len()].copy_from_slice(&buffer);
-    }
-    assert!(got == keys);
+    let (got, byte_keys) = keys_of(&path, "k", None).unwrap();
+    assert!(got == keys && !byte_keys);
 }
 
 /// Writes `columns` to `path` in row groups of `group` rows.
@@ -105,10 +92,10 @@ fn keys_of(path: &Path, column: &str, seed: Option<u64>) -> Result<(Vec<u64>, bo
 }
 
 /// String and binary columns (32- and 64-bit offsets, and of one width)
-/// are byte keys, each
-/// value pre-hashed with the seed as a byte-key line is, in a row group
-/// longer than a piece (the later pieces skip rows), values of 0 to 40
-/// bytes; a null names its position.
+/// are byte keys, each value pre-hashed with the seed as a byte-key line
+/// is, in a row group longer than a piece (the later pieces skip rows),
+/// values of 0 to 34 bytes (on both sides of the lanes' 16); a null names
+/// its position.
 #[test]
 fn string_and_binary_columns_are_byte_keys() {
     use arrow_array::{
@@ -117,8 +104,9 @@ fn string_and_binary_columns_are_byte_keys() {
     let rows = PIECE_ROWS as usize * 2 + 1_234;
     let values: Vec<String> = (0..rows)
         .map(|i| {
-            let text = format!("k{:x}", (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            text[..(i * 7) % 41.min(text.len() + 1)].to_string()
+            let hex = format!("k{:x}", (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let text = hex.repeat(2);
+            text[..(i * 7) % (text.len() + 1)].to_string()
         })
         .collect();
     let bytes: Vec<&[u8]> = values.iter().map(String::as_bytes).collect();
